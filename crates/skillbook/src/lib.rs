@@ -1,0 +1,4 @@
+//! skillbook: Agent Skills for Rust.
+
+pub mod boundary;
+pub mod read;
