@@ -1,4 +1,56 @@
 //! skillbook: Agent Skills for Rust.
+//!
+//! A skill is a folder holding a `SKILL.md`: YAML front matter (`name`, `description`, …) and
+//! Markdown instructions. skillbook finds skills under a workspace, the user's home and extra
+//! roots ([`Discovery`]), shows a model a small, cache-stable catalog of them ([`Catalog`]), and
+//! lets the model read a skill's full text only when a task needs it, through a read tool that
+//! cannot leave the skill folders ([`boundary`], [`read`]).
+//!
+//! ```
+//! use skillbook::{Catalog, Discovery, Home};
+//!
+//! // A workspace with one skill in the cross-client `.agents/skills` folder.
+//! let workspace = tempfile::tempdir()?;
+//! let review = workspace.path().join(".agents/skills/code-review");
+//! std::fs::create_dir_all(&review)?;
+//! std::fs::write(
+//!     review.join("SKILL.md"),
+//!     "---\nname: code-review\ndescription: Review a diff for bugs & style.\n---\n# Steps\n",
+//! )?;
+//!
+//! // Discovery never fails as a whole: problems come back as diagnostics.
+//! let found = Discovery::new(workspace.path()).home(Home::Off).discover();
+//! assert_eq!(found.skills.len(), 1);
+//! assert!(found.diagnostics.is_empty());
+//!
+//! // The catalog lists name, description and location, never the body.
+//! let catalog = Catalog::new(&found.skills).render().expect("one visible skill");
+//! assert!(catalog.text.contains("<name>code-review</name>"));
+//! assert!(catalog.text.contains("bugs &amp; style"));
+//! let system_prompt = catalog.append_to("You are a careful engineer.");
+//! assert!(system_prompt.starts_with("You are a careful engineer.\n\n"));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! The modules follow the specification's nouns: [`discovery`] walks roots, [`frontmatter`]
+//! reads a `SKILL.md`, [`catalog`] renders what the model sees, [`boundary`] and [`read`] are
+//! where a model touches the disk, and [`diagnostic`] types every problem met on the way.
+
+#![deny(missing_docs)]
 
 pub mod boundary;
+pub mod catalog;
+pub mod diagnostic;
+pub mod discovery;
+pub mod frontmatter;
+mod paths;
 pub mod read;
+mod skill;
+
+pub use catalog::{Catalog, Fingerprint, RenderedCatalog, append_to_prompt};
+pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
+pub use discovery::{
+    Discovered, Discovery, DuplicatePolicy, Home, Limits, Root, RootKind, SymlinkPolicy,
+    discover_default,
+};
+pub use skill::{DEFAULT_DESCRIPTION, Skill, Source};

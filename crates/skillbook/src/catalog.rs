@@ -1,0 +1,245 @@
+//! The catalog: the small, cache-stable `<available_skills>` block a model sees.
+//!
+//! Rules (SPEC §4):
+//!
+//! 1. Only model-visible skills (not `disable-model-invocation`) are listed. With none left there
+//!    is no catalog at all: [`Catalog::render`] returns `None`.
+//! 2. Entries are sorted by name, then description, then location, so the same skills always
+//!    give the same bytes and a provider's prompt cache survives; [`Fingerprint`] names them.
+//! 3. `&`, `<`, `>`, `"` and `'` are escaped in every value.
+//! 4. The surrounding instructions name the reader tool ([`Catalog::reader`]).
+//! 5. With a budget, entries that do not fit are left out from the end of the sorted list and
+//!    the catalog says how many.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fmt::Write as _;
+
+use crate::skill::Skill;
+
+/// The reader tool's default name.
+pub const DEFAULT_READER: &str = "read_file";
+
+const INTRODUCTION: &str = include_str!("catalog/introduction.md");
+const CLOSING: &str = include_str!("catalog/closing.md");
+
+/// Builds the catalog for a set of skills.
+///
+/// ```
+/// use skillbook::Catalog;
+///
+/// // No model-visible skills: no catalog at all.
+/// assert!(Catalog::new([]).render().is_none());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Catalog<'a> {
+    skills: Vec<&'a Skill>,
+    reader: String,
+    budget: Option<usize>,
+}
+
+impl<'a> Catalog<'a> {
+    /// A catalog of `skills`; manual-only skills are left out when rendering.
+    pub fn new(skills: impl IntoIterator<Item = &'a Skill>) -> Self {
+        Catalog {
+            skills: skills.into_iter().collect(),
+            reader: DEFAULT_READER.to_owned(),
+            budget: None,
+        }
+    }
+
+    /// The reader tool the instructions name. Default: [`DEFAULT_READER`] (`read_file`).
+    pub fn reader(&mut self, tool_name: impl Into<String>) -> &mut Self {
+        self.reader = tool_name.into();
+        self
+    }
+
+    /// The most characters the whole catalog may take. Default: no limit.
+    pub fn budget(&mut self, characters: usize) -> &mut Self {
+        self.budget = Some(characters);
+        self
+    }
+
+    /// Renders the catalog, or `None` when no skill is model-visible.
+    pub fn render(&self) -> Option<RenderedCatalog> {
+        let mut entries: Vec<Entry<'_>> = self
+            .skills
+            .iter()
+            .filter(|skill| skill.is_model_visible())
+            .map(|skill| Entry::new(skill))
+            .collect();
+        if entries.is_empty() {
+            return None;
+        }
+        entries.sort_unstable_by(|left, right| left.sort_key().cmp(&right.sort_key()));
+        let rendered: Vec<String> = entries.iter().map(Entry::render).collect();
+        let introduction = INTRODUCTION.replace("{reader}", &self.reader);
+        let closing = CLOSING.replace("{reader}", &self.reader);
+        let listed = self.fitting(&introduction, &rendered, &closing);
+        let text = assemble(&introduction, &rendered[..listed], rendered.len() - listed, &closing);
+        Some(RenderedCatalog {
+            fingerprint: Fingerprint::of(&text),
+            text,
+            listed,
+            left_out: rendered.len() - listed,
+        })
+    }
+
+    /// How many leading entries fit the budget.
+    fn fitting(&self, introduction: &str, rendered: &[String], closing: &str) -> usize {
+        let Some(budget) = self.budget else {
+            return rendered.len();
+        };
+        let frame = |left_out: usize| {
+            assemble(introduction, &[], left_out, closing)
+                .chars()
+                .count()
+        };
+        let mut used = 0;
+        for (index, entry) in rendered.iter().enumerate() {
+            used += entry.chars().count();
+            if frame(rendered.len() - index - 1) + used > budget {
+                return index;
+            }
+        }
+        rendered.len()
+    }
+}
+
+/// Joins the parts of a catalog.
+fn assemble(introduction: &str, entries: &[String], left_out: usize, closing: &str) -> String {
+    let size = introduction.len() + closing.len() + entries.iter().map(String::len).sum::<usize>();
+    let mut text = String::with_capacity(size + 128);
+    text.push_str(introduction.trim_end());
+    text.push_str("\n\n<available_skills>\n");
+    for entry in entries {
+        text.push_str(entry);
+    }
+    text.push_str("</available_skills>\n");
+    if left_out > 0 {
+        let _ = writeln!(
+            text,
+            "({left_out} more skill{} not listed: the catalog size limit was reached.)",
+            if left_out == 1 { " is" } else { "s are" }
+        );
+    }
+    text.push('\n');
+    text.push_str(closing.trim_end());
+    text
+}
+
+/// One catalog entry.
+struct Entry<'a> {
+    name: &'a str,
+    description: &'a str,
+    location: Cow<'a, str>,
+}
+
+impl<'a> Entry<'a> {
+    fn new(skill: &'a Skill) -> Self {
+        Entry {
+            name: skill.name.trim(),
+            description: skill.description.trim(),
+            location: skill.path.to_string_lossy(),
+        }
+    }
+
+    fn sort_key(&self) -> (&str, &str, &str) {
+        (self.name, self.description, &self.location)
+    }
+
+    fn render(&self) -> String {
+        format!(
+            "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    \
+             <location>{}</location>\n  </skill>\n",
+            escape_xml(self.name),
+            escape_xml(self.description),
+            escape_xml(&self.location)
+        )
+    }
+}
+
+/// A rendered catalog and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RenderedCatalog {
+    /// The text exactly as the model sees it.
+    pub text: String,
+    /// A stable fingerprint of `text`.
+    pub fingerprint: Fingerprint,
+    /// How many skills are listed.
+    pub listed: usize,
+    /// How many model-visible skills were left out by the budget.
+    pub left_out: usize,
+}
+
+impl RenderedCatalog {
+    /// Appends the catalog to a host's system prompt (see [`append_to_prompt`]).
+    pub fn append_to(&self, host_prompt: &str) -> String {
+        append_to_prompt(host_prompt, Some(self))
+    }
+}
+
+impl fmt::Display for RenderedCatalog {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(&self.text)
+    }
+}
+
+/// Puts a catalog after a host's system prompt.
+///
+/// A blank host prompt gives the catalog alone; no catalog leaves the host prompt unchanged;
+/// otherwise the host prompt, one blank line, and the catalog.
+pub fn append_to_prompt(host_prompt: &str, catalog: Option<&RenderedCatalog>) -> String {
+    match catalog {
+        None => host_prompt.to_owned(),
+        Some(catalog) if host_prompt.trim().is_empty() => catalog.text.clone(),
+        Some(catalog) => format!("{}\n\n{}", host_prompt.trim_end(), catalog.text),
+    }
+}
+
+/// A stable 64-bit fingerprint (FNV-1a) of a catalog's text, shown as 16 hex digits.
+///
+/// Equal texts give equal fingerprints on every platform and version of this crate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fingerprint(pub u64);
+
+impl Fingerprint {
+    /// The fingerprint of `text`.
+    pub fn of(text: &str) -> Self {
+        const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+        const PRIME: u64 = 0x0000_0100_0000_01b3;
+        let hash = text.bytes().fold(OFFSET, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(PRIME)
+        });
+        Fingerprint(hash)
+    }
+}
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{:016x}", self.0)
+    }
+}
+
+/// Escapes `&`, `<`, `>`, `"` and `'` for XML text and attribute values.
+pub fn escape_xml(text: &str) -> Cow<'_, str> {
+    if !text.contains(['&', '<', '>', '"', '\'']) {
+        return Cow::Borrowed(text);
+    }
+    let mut escaped = String::with_capacity(text.len() + 16);
+    for character in text.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&apos;"),
+            other => escaped.push(other),
+        }
+    }
+    Cow::Owned(escaped)
+}
+
+#[cfg(test)]
+mod tests;

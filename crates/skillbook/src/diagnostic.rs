@@ -1,0 +1,234 @@
+//! Diagnostics: every problem discovery meets, typed and reported, never swallowed.
+//!
+//! Discovery never fails as a whole. A skill file that cannot be parsed, a directory that cannot
+//! be listed, a symlink that was skipped: each becomes a [`Diagnostic`] with a stable
+//! [`DiagnosticCode`], the path it concerns and a message a person can act on.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// How serious a [`Diagnostic`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something was refused or could not be read; a skill may be missing or degraded.
+    Error,
+    /// Something was repaired, skipped or shadowed; the result is usable but may surprise.
+    Warning,
+    /// Worth knowing; nothing was lost.
+    Info,
+}
+
+impl Severity {
+    /// The lowercase name used in text and JSON output: `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+/// A stable, machine-readable code naming the kind of problem.
+///
+/// Codes are part of the JSON contract: scripts match on [`DiagnosticCode::as_str`]. New codes
+/// may be added in minor releases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum DiagnosticCode {
+    /// The front matter is not valid YAML; a line-based reading was used instead.
+    InvalidYaml,
+    /// The front matter was valid YAML only after quoting a value that contains `: `.
+    RepairedYaml,
+    /// The opening `---` has no closing `---`; a line-based reading was used.
+    UnclosedFrontMatter,
+    /// The front matter is valid YAML but not a mapping of keys to values.
+    FrontMatterNotMapping,
+    /// A top-level key appears twice in the front matter; the last one is used.
+    DuplicateKey,
+    /// A known field has the wrong type (for example a list where a string was expected).
+    InvalidFieldType,
+    /// The skill file is not valid UTF-8; invalid bytes were replaced.
+    InvalidUtf8,
+    /// The skill file is over the size limit; only its beginning was read.
+    FileTooLarge,
+    /// A `SKILL.md` exists but is not a regular file (directory, FIFO, socket or device).
+    NotRegularFile,
+    /// A symbolic link was skipped under the `skip` symlink policy.
+    SymlinkSkipped,
+    /// A symbolic link points nowhere.
+    BrokenSymlink,
+    /// Following a symbolic link would revisit a directory already being walked.
+    SymlinkLoop,
+    /// A directory or file could not be read (permissions, I/O error).
+    Unreadable,
+    /// The walk reached the maximum depth; deeper directories were not searched.
+    DepthLimit,
+    /// The walk reached the maximum number of directories for one root.
+    DirectoryLimit,
+    /// A skill was ignored because an earlier skill has the same name.
+    Shadowed,
+    /// Two skills share a name and the strict duplicate policy is on.
+    DuplicateName,
+}
+
+impl DiagnosticCode {
+    /// The stable snake_case code, e.g. `invalid_yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticCode::InvalidYaml => "invalid_yaml",
+            DiagnosticCode::RepairedYaml => "repaired_yaml",
+            DiagnosticCode::UnclosedFrontMatter => "unclosed_front_matter",
+            DiagnosticCode::FrontMatterNotMapping => "front_matter_not_mapping",
+            DiagnosticCode::DuplicateKey => "duplicate_key",
+            DiagnosticCode::InvalidFieldType => "invalid_field_type",
+            DiagnosticCode::InvalidUtf8 => "invalid_utf8",
+            DiagnosticCode::FileTooLarge => "file_too_large",
+            DiagnosticCode::NotRegularFile => "not_regular_file",
+            DiagnosticCode::SymlinkSkipped => "symlink_skipped",
+            DiagnosticCode::BrokenSymlink => "broken_symlink",
+            DiagnosticCode::SymlinkLoop => "symlink_loop",
+            DiagnosticCode::Unreadable => "unreadable",
+            DiagnosticCode::DepthLimit => "depth_limit",
+            DiagnosticCode::DirectoryLimit => "directory_limit",
+            DiagnosticCode::Shadowed => "shadowed",
+            DiagnosticCode::DuplicateName => "duplicate_name",
+        }
+    }
+}
+
+impl fmt::Display for DiagnosticCode {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+impl Serialize for DiagnosticCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One problem found while discovering or reading skills.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Diagnostic {
+    /// How serious it is.
+    pub severity: Severity,
+    /// What kind of problem it is.
+    pub code: DiagnosticCode,
+    /// The file or directory concerned.
+    #[serde(serialize_with = "crate::skill::serialize_path")]
+    pub path: PathBuf,
+    /// 1-based line in `path`, for problems inside a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// 1-based column (in characters) on `line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+    /// What happened and what to do about it.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// Creates a diagnostic without a position.
+    pub fn new(
+        severity: Severity,
+        code: DiagnosticCode,
+        path: impl Into<PathBuf>,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            severity,
+            code,
+            path: path.into(),
+            line: None,
+            column: None,
+            message: message.into(),
+        }
+    }
+
+    /// Shorthand for an [`Severity::Error`] diagnostic.
+    pub fn error(code: DiagnosticCode, path: &Path, message: impl Into<String>) -> Self {
+        Diagnostic::new(Severity::Error, code, path, message)
+    }
+
+    /// Shorthand for a [`Severity::Warning`] diagnostic.
+    pub fn warning(code: DiagnosticCode, path: &Path, message: impl Into<String>) -> Self {
+        Diagnostic::new(Severity::Warning, code, path, message)
+    }
+
+    /// Returns the diagnostic with a 1-based line and column.
+    #[must_use]
+    pub fn at(mut self, line: u64, column: u64) -> Self {
+        self.line = Some(line);
+        self.column = Some(column);
+        self
+    }
+}
+
+/// Formats as `severity[code]: path:line:column: message`.
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "{}[{}]: {}",
+            self.severity,
+            self.code,
+            self.path.display()
+        )?;
+        if let Some(line) = self.line {
+            write!(formatter, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(formatter, ":{column}")?;
+            }
+        }
+        write!(formatter, ": {}", self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_severity_code_position_and_message() {
+        let diagnostic = Diagnostic::error(
+            DiagnosticCode::InvalidYaml,
+            Path::new("/s/a/SKILL.md"),
+            "bad",
+        )
+        .at(3, 7);
+        assert_eq!(
+            diagnostic.to_string(),
+            "error[invalid_yaml]: /s/a/SKILL.md:3:7: bad"
+        );
+    }
+
+    #[test]
+    fn json_shape_is_stable() {
+        let diagnostic = Diagnostic::warning(
+            DiagnosticCode::Shadowed,
+            Path::new("/s/b/SKILL.md"),
+            "shadowed",
+        );
+        assert_eq!(
+            serde_json::to_value(&diagnostic).ok(),
+            Some(serde_json::json!({
+                "severity": "warning",
+                "code": "shadowed",
+                "path": "/s/b/SKILL.md",
+                "message": "shadowed",
+            }))
+        );
+    }
+}

@@ -1,0 +1,359 @@
+//! Discovery: finding skills under the workspace, the home directory and extra roots.
+//!
+//! [`Discovery`] follows these rules (SPEC §2), in this order:
+//!
+//! 1. **Roots, by priority.** `<workspace>/<ns>/skills` for each namespace (default `.skillbook`,
+//!    then `.agents`); then `<home>/<ns>/skills` for the same namespaces unless home is off; then
+//!    the extra roots in the order given, relative ones resolved against the workspace. Roots are
+//!    made absolute and normalised lexically, and a root listed twice is used once. Missing roots
+//!    and roots that are files are skipped silently.
+//! 2. **Single-skill roots.** A root that itself holds `SKILL.md` (or `skill.md`) is one skill.
+//! 3. **Collections.** Otherwise every directory below the root is searched, at any depth; a
+//!    directory holding a skill file is a skill and is not searched further (the leaf rule).
+//!    `SKILL.md` wins over `skill.md`. A skill file must be a regular file: anything else is
+//!    reported and never opened in a way that could block.
+//! 4. **Symlinks** are skipped and reported by default ([`SymlinkPolicy::Skip`]). With
+//!    [`SymlinkPolicy::Follow`], links are followed, loops and broken links are reported, and each
+//!    followed target directory is added to the read roots.
+//! 5. `.git` and `node_modules` are not searched; other hidden directories are.
+//! 6. **Bounds.** [`Limits`] caps depth, directories per root and skill file size; reaching one is
+//!    a diagnostic, never a silent cut.
+//! 7. **Errors stay local.** An unreadable directory or file is a diagnostic; its siblings and the
+//!    other roots are still searched.
+//! 8. **Order.** By root priority, then by path within the root, independent of the order in
+//!    which the file system lists entries.
+//! 9. **Duplicates.** Names collide when equal after trimming and lower-casing. The first skill
+//!    by priority wins and each later one is reported as `shadowed` (or as an error under
+//!    [`DuplicatePolicy::Reject`]). The same file reached twice (overlapping roots, hard links)
+//!    is one skill, silently.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
+use crate::paths;
+use crate::skill::{Skill, Source, name_key};
+
+mod skill_file;
+mod walk;
+
+/// The namespaces searched by default: `.skillbook`, then the cross-client `.agents`.
+pub const DEFAULT_NAMESPACES: [&str; 2] = [".skillbook", ".agents"];
+
+/// Which home directory to search.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Home {
+    /// `$HOME` (`%USERPROFILE%` on Windows); no home roots when it is unset.
+    #[default]
+    FromEnv,
+    /// This directory.
+    Path(PathBuf),
+    /// No home roots.
+    Off,
+}
+
+/// What discovery does with symbolic links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SymlinkPolicy {
+    /// Skip every link (root, directory or skill file) and report it, so discovery never widens
+    /// the read boundary behind the user's back.
+    #[default]
+    Skip,
+    /// Follow links, report loops and broken links, and add each followed target directory to
+    /// the read roots so that the boundary stays declared.
+    Follow,
+}
+
+/// What happens when two skills share a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum DuplicatePolicy {
+    /// The first by priority wins; later ones are reported as `shadowed` warnings.
+    #[default]
+    Shadow,
+    /// The first still wins, but each later one is a `duplicate_name` error.
+    Reject,
+}
+
+/// Bounds on a walk. The defaults are generous; reaching one is always reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Deepest directory searched below a root (the root is depth 0). Default 32.
+    pub max_depth: usize,
+    /// Most directories searched in one root. Default 1,000,000.
+    pub max_directories: usize,
+    /// Largest skill file read in full; bigger files are read up to this size. Default 1 MiB.
+    pub max_file_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 32,
+            max_directories: 1_000_000,
+            max_file_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Where a root comes from, which decides its priority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum RootKind {
+    /// `<workspace>/<ns>/skills`.
+    Workspace,
+    /// `<home>/<ns>/skills`.
+    Home,
+    /// An extra directory.
+    Extra,
+}
+
+/// A directory searched for skills.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Root {
+    /// Absolute, lexically normalised path.
+    pub path: PathBuf,
+    /// Where it comes from.
+    pub kind: RootKind,
+}
+
+/// The outcome of discovery: all skills found and all problems met.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Discovered {
+    /// Skills in priority order: by root, then by path within the root.
+    pub skills: Vec<Skill>,
+    /// Every root that exists as a directory (even if empty), plus followed symlink targets.
+    pub read_roots: Vec<PathBuf>,
+    /// Problems, in the order they were met.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Discovered {
+    /// The skill with this name (compared trimmed and lower-cased).
+    pub fn get(&self, name: &str) -> Option<&Skill> {
+        let key = name_key(name);
+        self.skills.iter().find(|skill| skill.key() == key)
+    }
+
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.severity == Severity::Error)
+    }
+}
+
+/// Discovers skills under the workspace, the home directory (`$HOME`) and nothing else, with
+/// default settings.
+pub fn discover_default(workspace: impl AsRef<Path>) -> Discovered {
+    Discovery::new(workspace).discover()
+}
+
+/// Configures and runs discovery. See the [module docs](self) for the rules.
+///
+/// ```
+/// use skillbook::{Discovery, Home};
+///
+/// let workspace = tempfile::tempdir()?;
+/// let skill = workspace.path().join(".agents/skills/review");
+/// std::fs::create_dir_all(&skill)?;
+/// std::fs::write(skill.join("SKILL.md"), "---\nname: review\ndescription: Review code.\n---\n")?;
+///
+/// let found = Discovery::new(workspace.path()).home(Home::Off).discover();
+/// assert_eq!(found.skills[0].name, "review");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    workspace: PathBuf,
+    namespaces: Vec<String>,
+    home: Home,
+    extra_roots: Vec<PathBuf>,
+    symlinks: SymlinkPolicy,
+    duplicates: DuplicatePolicy,
+    limits: Limits,
+}
+
+impl Discovery {
+    /// Starts a discovery for `workspace` (made absolute against the current directory).
+    pub fn new(workspace: impl AsRef<Path>) -> Self {
+        Discovery {
+            workspace: paths::absolute_against(&paths::current_dir(), workspace.as_ref()),
+            namespaces: DEFAULT_NAMESPACES.map(str::to_owned).to_vec(),
+            home: Home::default(),
+            extra_roots: Vec::new(),
+            symlinks: SymlinkPolicy::default(),
+            duplicates: DuplicatePolicy::default(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// Replaces the namespace list. Default: [`DEFAULT_NAMESPACES`].
+    pub fn namespaces<I, S>(&mut self, namespaces: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.namespaces = namespaces.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Which home directory to search. Default: [`Home::FromEnv`].
+    pub fn home(&mut self, home: Home) -> &mut Self {
+        self.home = home;
+        self
+    }
+
+    /// Adds an extra root, searched after the workspace and home roots. A relative path resolves
+    /// against the workspace. Default: none.
+    pub fn extra_root(&mut self, root: impl AsRef<Path>) -> &mut Self {
+        self.extra_roots.push(root.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds several extra roots, in order.
+    pub fn extra_roots<I, P>(&mut self, roots: I) -> &mut Self
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        for root in roots {
+            self.extra_root(root);
+        }
+        self
+    }
+
+    /// The symlink policy. Default: [`SymlinkPolicy::Skip`].
+    pub fn symlinks(&mut self, policy: SymlinkPolicy) -> &mut Self {
+        self.symlinks = policy;
+        self
+    }
+
+    /// The duplicate-name policy. Default: [`DuplicatePolicy::Shadow`].
+    pub fn duplicates(&mut self, policy: DuplicatePolicy) -> &mut Self {
+        self.duplicates = policy;
+        self
+    }
+
+    /// Walk bounds. Default: [`Limits::default`].
+    pub fn limits(&mut self, limits: Limits) -> &mut Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The absolute, normalised workspace.
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// The roots that [`discover`](Self::discover) searches, in priority order, without
+    /// touching the disk.
+    pub fn roots(&self) -> Vec<Root> {
+        let mut roots: Vec<Root> = Vec::new();
+        let mut add = |path: PathBuf, kind: RootKind| {
+            if !roots.iter().any(|root| root.path == path) {
+                roots.push(Root { path, kind });
+            }
+        };
+        for namespace in &self.namespaces {
+            let root = self.workspace.join(namespace).join("skills");
+            add(paths::normalize(&root), RootKind::Workspace);
+        }
+        if let Some(home) = self.home_dir() {
+            for namespace in &self.namespaces {
+                add(
+                    paths::normalize(&home.join(namespace).join("skills")),
+                    RootKind::Home,
+                );
+            }
+        }
+        for extra in &self.extra_roots {
+            add(
+                paths::absolute_against(&self.workspace, extra),
+                RootKind::Extra,
+            );
+        }
+        roots
+    }
+
+    fn home_dir(&self) -> Option<PathBuf> {
+        let home = match &self.home {
+            Home::Off => return None,
+            Home::Path(path) => path.clone(),
+            Home::FromEnv => {
+                let variable = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+                PathBuf::from(std::env::var_os(variable).filter(|home| !home.is_empty())?)
+            }
+        };
+        Some(paths::absolute_against(&self.workspace, &home))
+    }
+
+    /// Runs discovery. This never fails as a whole: problems are [`Discovered::diagnostics`].
+    pub fn discover(&self) -> Discovered {
+        let mut walker = walk::Walker::new(self.symlinks, self.limits);
+        for root in self.roots() {
+            let source = if root.path.starts_with(&self.workspace) {
+                Source::Workspace
+            } else {
+                Source::Global
+            };
+            walker.walk_root(&root.path, source);
+        }
+        let walk::Walked {
+            skills,
+            read_roots,
+            mut diagnostics,
+        } = walker.finish();
+        let skills = self.remove_duplicates(skills, &mut diagnostics);
+        Discovered {
+            skills,
+            read_roots,
+            diagnostics,
+        }
+    }
+
+    fn remove_duplicates(
+        &self,
+        candidates: Vec<Skill>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Vec<Skill> {
+        let mut first_by_key: HashMap<String, PathBuf> = HashMap::new();
+        let mut skills = Vec::with_capacity(candidates.len());
+        for skill in candidates {
+            let key = skill.key();
+            if let Some(winner) = first_by_key.get(&key) {
+                diagnostics.push(self.duplicate_diagnostic(&skill, winner));
+                continue;
+            }
+            first_by_key.insert(key, skill.path.clone());
+            skills.push(skill);
+        }
+        skills
+    }
+
+    fn duplicate_diagnostic(&self, loser: &Skill, winner: &Path) -> Diagnostic {
+        let (severity, code) = match self.duplicates {
+            DuplicatePolicy::Shadow => (Severity::Warning, DiagnosticCode::Shadowed),
+            DuplicatePolicy::Reject => (Severity::Error, DiagnosticCode::DuplicateName),
+        };
+        Diagnostic::new(
+            severity,
+            code,
+            &loser.path,
+            format!(
+                "skill `{}` is ignored: {} has the same name and comes first. Rename one of \
+                 them (names are compared ignoring case)",
+                loser.name,
+                winner.display()
+            ),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;

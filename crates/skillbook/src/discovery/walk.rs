@@ -1,0 +1,406 @@
+//! Walking one root: the leaf rule, symlinks, bounds, and errors that stay local.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::fs::{self, FileType};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::skill_file::{self, FileId, Opened};
+use super::{Limits, SymlinkPolicy};
+use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
+use crate::skill::{Skill, Source};
+
+/// Skill file names, in order of preference.
+pub(super) const SKILL_FILE_NAMES: [&str; 2] = ["SKILL.md", "skill.md"];
+
+/// Directories never searched.
+const SKIPPED_DIRECTORIES: [&str; 2] = [".git", "node_modules"];
+
+/// What a walk produced, before duplicate names are resolved.
+pub(super) struct Walked {
+    pub(super) skills: Vec<Skill>,
+    pub(super) read_roots: Vec<PathBuf>,
+    pub(super) diagnostics: Vec<Diagnostic>,
+}
+
+/// Walks roots one after another, remembering files and directories already seen.
+pub(super) struct Walker {
+    symlinks: SymlinkPolicy,
+    limits: Limits,
+    skills: Vec<Skill>,
+    read_roots: Vec<PathBuf>,
+    diagnostics: Vec<Diagnostic>,
+    seen_files: HashSet<FileId>,
+    /// Directories entered, by identity; only tracked when following symlinks.
+    seen_directories: HashSet<FileId>,
+}
+
+/// A directory waiting to be searched.
+struct Pending {
+    path: PathBuf,
+    depth: usize,
+}
+
+/// Per-root counters for the bounds.
+#[derive(Default)]
+struct Bounds {
+    directories: usize,
+    too_deep: usize,
+    first_too_deep: Option<PathBuf>,
+}
+
+impl Walker {
+    pub(super) fn new(symlinks: SymlinkPolicy, limits: Limits) -> Self {
+        Walker {
+            symlinks,
+            limits,
+            skills: Vec::new(),
+            read_roots: Vec::new(),
+            diagnostics: Vec::new(),
+            seen_files: HashSet::new(),
+            seen_directories: HashSet::new(),
+        }
+    }
+
+    pub(super) fn finish(self) -> Walked {
+        Walked {
+            skills: self.skills,
+            read_roots: self.read_roots,
+            diagnostics: self.diagnostics,
+        }
+    }
+
+    /// Searches one root. Missing roots and roots that are files are skipped silently.
+    pub(super) fn walk_root(&mut self, root: &Path, source: Source) {
+        let metadata = match fs::symlink_metadata(root) {
+            Ok(metadata) => metadata,
+            Err(error) if is_missing(&error) => return,
+            Err(error) => {
+                self.unreadable(root, &error);
+                return;
+            }
+        };
+        let start = if metadata.file_type().is_symlink() {
+            match self.follow_directory_link(root) {
+                Some(target) => target,
+                None => return,
+            }
+        } else if metadata.is_dir() {
+            root.to_path_buf()
+        } else {
+            return;
+        };
+        if !self.read_roots.contains(&start) {
+            self.read_roots.push(start.clone());
+        }
+        self.walk_from(start, source);
+    }
+
+    fn walk_from(&mut self, start: PathBuf, source: Source) {
+        let mut bounds = Bounds::default();
+        let mut stack = vec![Pending {
+            path: start.clone(),
+            depth: 0,
+        }];
+        while let Some(pending) = stack.pop() {
+            bounds.directories += 1;
+            if bounds.directories > self.limits.max_directories {
+                self.diagnostics.push(Diagnostic::warning(
+                    DiagnosticCode::DirectoryLimit,
+                    &start,
+                    format!(
+                        "stopped after searching {} directories in this root; skills further \
+                         on were not found. Raise the directory limit or point at a narrower \
+                         root",
+                        self.limits.max_directories
+                    ),
+                ));
+                break;
+            }
+            if self.enter_directory(&pending.path) {
+                let children = self.search_directory(&pending, source, &mut bounds);
+                stack.extend(children.into_iter().rev());
+            }
+        }
+        if let Some(first) = bounds.first_too_deep {
+            self.diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::DepthLimit,
+                &first,
+                format!(
+                    "{} director{} deeper than {} levels below the root {} were not searched. \
+                     Move skills higher or raise the depth limit",
+                    bounds.too_deep,
+                    if bounds.too_deep == 1 { "y" } else { "ies" },
+                    self.limits.max_depth,
+                    start.display()
+                ),
+            ));
+        }
+    }
+
+    /// Records the directory's identity when following links; false if it was already walked.
+    fn enter_directory(&mut self, directory: &Path) -> bool {
+        if self.symlinks == SymlinkPolicy::Skip {
+            return true;
+        }
+        match fs::metadata(directory) {
+            Ok(metadata) => self.seen_directories.insert(FileId::of(&metadata)),
+            Err(_) => true,
+        }
+    }
+
+    /// Searches one directory: either it is a skill, or its subdirectories are returned.
+    fn search_directory(
+        &mut self,
+        pending: &Pending,
+        source: Source,
+        bounds: &mut Bounds,
+    ) -> Vec<Pending> {
+        match self.find_skill_file(&pending.path) {
+            SkillFileSearch::Found(opened, path) => {
+                self.add_skill(opened, path, source);
+                return Vec::new();
+            }
+            SkillFileSearch::Unreadable => return Vec::new(),
+            SkillFileSearch::None => {}
+        }
+        let entries = match self.list(&pending.path) {
+            Some(entries) => entries,
+            None => return Vec::new(),
+        };
+        let mut children = Vec::new();
+        for (name, file_type) in entries {
+            if SKIPPED_DIRECTORIES.iter().any(|skipped| name == *skipped) {
+                continue;
+            }
+            let path = pending.path.join(&name);
+            let child = if file_type.is_dir() {
+                path
+            } else if file_type.is_symlink() {
+                match self.directory_link(&path) {
+                    Some(target) => target,
+                    None => continue,
+                }
+            } else {
+                continue;
+            };
+            if pending.depth + 1 > self.limits.max_depth {
+                bounds.too_deep += 1;
+                bounds.first_too_deep.get_or_insert(child);
+                continue;
+            }
+            children.push(Pending {
+                path: child,
+                depth: pending.depth + 1,
+            });
+        }
+        children
+    }
+
+    /// Lists a directory's entries sorted by name; `None` (reported) when it cannot be read.
+    fn list(&mut self, directory: &Path) -> Option<Vec<(OsString, FileType)>> {
+        let reader = match fs::read_dir(directory) {
+            Ok(reader) => reader,
+            Err(error) => {
+                self.unreadable(directory, &error);
+                return None;
+            }
+        };
+        let mut entries = Vec::new();
+        for entry in reader {
+            match entry.and_then(|entry| Ok((entry.file_name(), entry.file_type()?))) {
+                Ok(entry) => entries.push(entry),
+                Err(error) => self.unreadable(directory, &error),
+            }
+        }
+        entries.sort_unstable_by(|left, right| left.0.cmp(&right.0));
+        Some(entries)
+    }
+
+    /// Looks for `SKILL.md`, then `skill.md`, reporting candidates that cannot be skill files.
+    fn find_skill_file(&mut self, directory: &Path) -> SkillFileSearch {
+        for name in SKILL_FILE_NAMES {
+            let path = directory.join(name);
+            let metadata = match fs::symlink_metadata(&path) {
+                Ok(metadata) => metadata,
+                Err(error) if is_missing(&error) => continue,
+                Err(error) => {
+                    self.unreadable(&path, &error);
+                    return SkillFileSearch::Unreadable;
+                }
+            };
+            let file_type = metadata.file_type();
+            if file_type.is_symlink() && self.symlinks == SymlinkPolicy::Skip {
+                self.symlink_skipped(&path);
+                continue;
+            }
+            if !file_type.is_symlink() && !file_type.is_file() {
+                self.not_regular(&path);
+                continue;
+            }
+            match skill_file::open(&path, file_type.is_symlink()) {
+                Ok(Opened::Regular(opened)) => return SkillFileSearch::Found(opened, path),
+                Ok(Opened::NotRegular) => self.not_regular(&path),
+                Err(error) if is_missing(&error) => self.broken_link(&path),
+                Err(error) => {
+                    self.unreadable(&path, &error);
+                    return SkillFileSearch::Unreadable;
+                }
+            }
+        }
+        SkillFileSearch::None
+    }
+
+    fn add_skill(&mut self, opened: skill_file::OpenFile, path: PathBuf, source: Source) {
+        if !self.seen_files.insert(opened.id) {
+            return;
+        }
+        let path = if opened.followed {
+            self.followed_file_target(path)
+        } else {
+            path
+        };
+        match skill_file::read(opened, &path, self.limits.max_file_bytes) {
+            Ok(mut document) => {
+                self.diagnostics.append(&mut document.diagnostics);
+                self.skills
+                    .push(Skill::from_document(document, path, source));
+            }
+            Err(error) => self.unreadable(&path, &error),
+        }
+    }
+
+    /// A followed skill-file link is located at its target, whose directory becomes a read root.
+    fn followed_file_target(&mut self, link: PathBuf) -> PathBuf {
+        match fs::canonicalize(&link) {
+            Ok(target) => {
+                if let Some(parent) = target.parent() {
+                    self.add_read_root(parent.to_path_buf());
+                }
+                target
+            }
+            Err(_) => link,
+        }
+    }
+
+    /// A symlink in a collection: its target directory under `Follow`, else nothing (reported).
+    fn directory_link(&mut self, link: &Path) -> Option<PathBuf> {
+        let metadata = match fs::metadata(link) {
+            Ok(metadata) => metadata,
+            Err(error) if is_missing(&error) => {
+                if self.symlinks == SymlinkPolicy::Follow {
+                    self.broken_link(link);
+                }
+                return None;
+            }
+            Err(error) => {
+                self.unreadable(link, &error);
+                return None;
+            }
+        };
+        if !metadata.is_dir() {
+            return None;
+        }
+        self.follow_directory_link(link)
+    }
+
+    /// Follows a link to a directory under `Follow` (adding the target to the read roots), or
+    /// reports it as skipped.
+    fn follow_directory_link(&mut self, link: &Path) -> Option<PathBuf> {
+        if self.symlinks == SymlinkPolicy::Skip {
+            self.symlink_skipped(link);
+            return None;
+        }
+        let target = match fs::canonicalize(link) {
+            Ok(target) => target,
+            Err(error) if is_missing(&error) => {
+                self.broken_link(link);
+                return None;
+            }
+            Err(error) => {
+                self.unreadable(link, &error);
+                return None;
+            }
+        };
+        let already_seen = fs::metadata(&target)
+            .map(|metadata| self.seen_directories.contains(&FileId::of(&metadata)))
+            .unwrap_or(false);
+        if already_seen {
+            self.diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::SymlinkLoop,
+                link,
+                format!(
+                    "not followed: {} was already searched (a symlink loop or a second path to \
+                     the same directory)",
+                    target.display()
+                ),
+            ));
+            return None;
+        }
+        self.add_read_root(target.clone());
+        Some(target)
+    }
+
+    fn add_read_root(&mut self, root: PathBuf) {
+        if !self.read_roots.contains(&root) {
+            self.read_roots.push(root);
+        }
+    }
+
+    fn symlink_skipped(&mut self, link: &Path) {
+        let target = fs::read_link(link)
+            .map(|target| format!(" (to {})", target.display()))
+            .unwrap_or_default();
+        self.diagnostics.push(Diagnostic::warning(
+            DiagnosticCode::SymlinkSkipped,
+            link,
+            format!(
+                "symbolic link{target} skipped: links are not followed by default so the read \
+                 boundary stays as declared. Add the target as a root, or follow links \
+                 (--symlinks follow)"
+            ),
+        ));
+    }
+
+    fn broken_link(&mut self, link: &Path) {
+        self.diagnostics.push(Diagnostic::warning(
+            DiagnosticCode::BrokenSymlink,
+            link,
+            "symbolic link points to nothing; fix or remove it",
+        ));
+    }
+
+    fn not_regular(&mut self, path: &Path) {
+        self.diagnostics.push(Diagnostic::error(
+            DiagnosticCode::NotRegularFile,
+            path,
+            "not a regular file (a directory, FIFO, socket or device), so it is not a skill \
+             file; replace it with a regular file",
+        ));
+    }
+
+    fn unreadable(&mut self, path: &Path, error: &io::Error) {
+        self.diagnostics.push(Diagnostic::new(
+            Severity::Error,
+            DiagnosticCode::Unreadable,
+            path,
+            format!("cannot be read ({error}); check its permissions. Skills elsewhere are unaffected"),
+        ));
+    }
+}
+
+/// The result of looking for a skill file in one directory.
+enum SkillFileSearch {
+    Found(skill_file::OpenFile, PathBuf),
+    /// A skill file exists but cannot be read (reported); the directory is still a skill.
+    Unreadable,
+    None,
+}
+
+fn is_missing(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}

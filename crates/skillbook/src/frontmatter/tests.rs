@@ -1,0 +1,258 @@
+use super::*;
+use serde_json::json;
+
+fn read(text: &str) -> SkillDocument {
+    parse(Path::new("/s/x/SKILL.md"), text)
+}
+
+fn codes(document: &SkillDocument) -> Vec<(&'static str, Option<u64>, Option<u64>)> {
+    document
+        .diagnostics
+        .iter()
+        .map(|diagnostic| (diagnostic.code.as_str(), diagnostic.line, diagnostic.column))
+        .collect()
+}
+
+#[test]
+fn reads_name_description_and_keeps_every_field_in_order() {
+    let document = read(
+        "---\nname: pdf\ndescription: Fill PDF forms.\nlicense: MIT\nargument-hint: \"[file]\"\n\
+         metadata:\n  author: ann\n---\n# Body\n",
+    );
+    assert_eq!(document.name.as_deref(), Some("pdf"));
+    assert_eq!(document.description.as_deref(), Some("Fill PDF forms."));
+    assert_eq!(
+        serde_json::Value::Object(document.fields.clone()),
+        json!({"name": "pdf", "description": "Fill PDF forms.", "license": "MIT",
+               "argument-hint": "[file]", "metadata": {"author": "ann"}})
+    );
+    let keys: Vec<&String> = document.fields.keys().collect();
+    assert_eq!(
+        keys,
+        ["name", "description", "license", "argument-hint", "metadata"]
+    );
+    assert_eq!(
+        document.raw_front_matter.as_deref(),
+        Some(
+            "name: pdf\ndescription: Fill PDF forms.\nlicense: MIT\nargument-hint: \"[file]\"\n\
+             metadata:\n  author: ann\n"
+        )
+    );
+    assert_eq!(document.front_matter_line, Some(2));
+    assert_eq!(document.body_line, 9);
+    assert!(document.diagnostics.is_empty());
+}
+
+#[test]
+fn bom_crlf_and_leading_blank_lines_are_accepted() {
+    let document = read("\u{feff}\r\n\r\n---\r\nname: a\r\ndescription: b\r\n---  \r\nbody\r\n");
+    assert_eq!(document.name.as_deref(), Some("a"));
+    assert_eq!(document.description.as_deref(), Some("b"));
+    assert_eq!(
+        document.raw_front_matter.as_deref(),
+        Some("name: a\r\ndescription: b\r\n")
+    );
+    assert!(document.diagnostics.is_empty());
+}
+
+#[test]
+fn dashes_inside_a_value_never_close_the_front_matter() {
+    let document = read(
+        "---\nname: a\ndescription: |\n  before\n  ---\n  after\nnote: x --- y\n---\nbody\n",
+    );
+    assert_eq!(document.description.as_deref(), Some("before\n---\nafter"));
+    assert_eq!(document.fields.get("note"), Some(&json!("x --- y")));
+}
+
+#[test]
+fn unquoted_colon_is_repaired_with_a_warning_at_the_colon() {
+    let document = read("---\nname: a\ndescription: Use when: the user asks\n---\n");
+    assert_eq!(
+        document.description.as_deref(),
+        Some("Use when: the user asks")
+    );
+    assert_eq!(codes(&document), [("repaired_yaml", Some(3), Some(22))]);
+    assert!(
+        document.diagnostics[0]
+            .message
+            .contains(r#"description: "Use when: the user asks""#)
+    );
+}
+
+#[test]
+fn invalid_yaml_falls_back_to_lines_with_an_error_at_line_and_column() {
+    let document = read("---\nname: broken\ndescription: [unclosed\nother: 1\n---\n");
+    assert_eq!(document.name.as_deref(), Some("broken"));
+    assert_eq!(document.description.as_deref(), Some("[unclosed"));
+    let diagnostic = &document.diagnostics[0];
+    assert_eq!(diagnostic.code, DiagnosticCode::InvalidYaml);
+    assert_eq!(diagnostic.severity, crate::Severity::Error);
+    // The parser notices the unclosed flow sequence on its line or the next one.
+    assert!(matches!(diagnostic.line, Some(3 | 4)), "{diagnostic}");
+    assert!(diagnostic.column.is_some());
+    assert_eq!(document.diagnostics.len(), 1);
+}
+
+#[test]
+fn line_based_fallback_reads_quotes_block_scalars_and_the_flag() {
+    let document = read(
+        "---\nname: \"quoted\"\ndescription: >\n  folded\n  text\ndisable-model-invocation: True\n\
+         bad: [\n---\n",
+    );
+    assert_eq!(document.name.as_deref(), Some("quoted"));
+    assert_eq!(document.description.as_deref(), Some("folded text"));
+    assert!(document.disable_model_invocation);
+}
+
+#[test]
+fn unclosed_front_matter_is_an_error_and_read_line_by_line() {
+    let document = read("---\nname: open\ndescription: never closed\n# Heading\n");
+    assert_eq!(document.name.as_deref(), Some("open"));
+    assert_eq!(document.description.as_deref(), Some("never closed"));
+    assert_eq!(
+        codes(&document),
+        [("unclosed_front_matter", Some(1), Some(1))]
+    );
+}
+
+#[test]
+fn disable_model_invocation_accepts_true_in_any_case_and_the_string() {
+    for value in ["true", "True", "TRUE", "\"true\"", "'TRUE'"] {
+        let document = read(&format!(
+            "---\nname: a\ndescription: b\ndisable-model-invocation: {value}\n---\n"
+        ));
+        assert!(document.disable_model_invocation, "{value}");
+    }
+    for value in ["false", "\"yes\"", "1", "~"] {
+        let document = read(&format!(
+            "---\nname: a\ndescription: b\ndisable-model-invocation: {value}\n---\n"
+        ));
+        assert!(!document.disable_model_invocation, "{value}");
+    }
+}
+
+#[test]
+fn body_gives_heading_and_first_paragraph_outside_code_fences() {
+    let document = read(
+        "```\n# not a heading\nnot a paragraph\n```\n# reviewer\n\nReviews code\n  carefully.\n\n\
+         Second paragraph.\n",
+    );
+    assert_eq!(document.name, None);
+    assert_eq!(document.heading.as_deref(), Some("reviewer"));
+    assert_eq!(
+        document.first_paragraph.as_deref(),
+        Some("Reviews code carefully.")
+    );
+    assert_eq!(document.raw_front_matter, None);
+}
+
+#[test]
+fn headings_follow_markdown_rules() {
+    let cases = [
+        ("# Title #", Some("Title")),
+        ("## C#", Some("C#")),
+        ("#hashtag", None),
+        ("####### seven", None),
+    ];
+    for (line, expected) in cases {
+        let (heading, _) = first_heading_and_paragraph(line);
+        assert_eq!(heading.as_deref(), expected, "{line}");
+    }
+}
+
+#[test]
+fn duplicate_keys_warn_and_the_last_wins() {
+    let document = read("---\nname: first\ndescription: d\nname: second\n---\n");
+    assert_eq!(document.name.as_deref(), Some("second"));
+    assert_eq!(codes(&document), [("duplicate_key", Some(4), Some(1))]);
+}
+
+#[test]
+fn alias_bombs_are_refused_not_expanded() {
+    let mut text = String::from("---\nname: bomb\ndescription: d\na0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..9 {
+        let previous = format!("*a{}", level - 1);
+        let items = vec![previous.as_str(); 9].join(", ");
+        text.push_str(&format!("a{level}: &a{level} [{items}]\n"));
+    }
+    text.push_str("---\n");
+    let document = read(&text);
+    assert_eq!(document.name.as_deref(), Some("bomb"));
+    assert_eq!(codes(&document)[0].0, "invalid_yaml");
+}
+
+#[test]
+fn non_mapping_front_matter_is_reported() {
+    let document = read("---\n- a\n- b\n---\nbody\n");
+    assert_eq!(codes(&document), [("front_matter_not_mapping", Some(2), Some(1))]);
+}
+
+#[test]
+fn list_valued_name_is_ignored_with_a_warning() {
+    let document = read("---\nname: [a, b]\ndescription: d\n---\n");
+    assert_eq!(document.name, None);
+    assert_eq!(codes(&document), [("invalid_field_type", Some(2), Some(1))]);
+}
+
+#[test]
+fn tabs_in_front_matter_are_reported_not_fatal() {
+    let document = read("---\nname: tabbed\n\tdescription: x\n---\n");
+    assert_eq!(document.name.as_deref(), Some("tabbed"));
+    assert_eq!(codes(&document)[0].0, "invalid_yaml");
+}
+
+#[test]
+fn empty_front_matter_has_no_fields() {
+    let document = read("---\n---\n# title\n\ntext\n");
+    assert!(document.fields.is_empty());
+    assert_eq!(document.heading.as_deref(), Some("title"));
+    assert!(document.diagnostics.is_empty());
+}
+
+#[test]
+fn catalog_scanner_stops_after_the_front_matter_when_it_has_everything() {
+    let mut scanner = Scanner::new(Path::new("/s/SKILL.md"), Needs::Catalog);
+    let lines = ["---\n", "name: a\n", "description: b\n", "---\n", "# body\n"];
+    let progress: Vec<Progress> = lines.iter().map(|line| scanner.push_line(line)).collect();
+    assert_eq!(progress[3], Progress::Enough);
+    let mut scanner = Scanner::new(Path::new("/s/SKILL.md"), Needs::Catalog);
+    let lines = ["---\n", "name: a\n", "---\n", "# heading\n", "\n", "para\n", "\n"];
+    let progress: Vec<Progress> = lines.iter().map(|line| scanner.push_line(line)).collect();
+    assert_eq!(
+        progress,
+        [
+            Progress::More,
+            Progress::More,
+            Progress::More,
+            Progress::More,
+            Progress::More,
+            Progress::More,
+            Progress::Enough
+        ]
+    );
+    assert_eq!(scanner.finish().first_paragraph.as_deref(), Some("para"));
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_text(text in "(?s).{0,400}") {
+            let _ = read(&text);
+        }
+
+        #[test]
+        fn never_panics_on_front_matter_shaped_text(
+            lines in proptest::collection::vec(
+                "(name|description|disable-model-invocation|metadata|  - x|---|&a|\\*a| )[:a-z\"' \\[\\]{}|>#\t-]{0,20}",
+                0..12,
+            )
+        ) {
+            let text = format!("---\n{}\n", lines.join("\n"));
+            let document = read(&text);
+            prop_assert!(document.diagnostics.iter().all(|d| d.line.is_none_or(|line| line >= 1)));
+        }
+    }
+}

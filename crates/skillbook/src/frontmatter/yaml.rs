@@ -1,0 +1,370 @@
+//! The front matter's YAML: safe parsing, the colon repair, and the line-based fallback.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use serde_saphyr::{Budget, DuplicateKeyPolicy, Options};
+
+use super::SkillDocument;
+use super::lines;
+use crate::diagnostic::{Diagnostic, DiagnosticCode};
+
+/// At most this many alias uses in one front matter (real skills use none).
+const MAX_ALIASES: usize = 64;
+/// At most this many YAML events replayed through aliases (defeats "billion laughs").
+const MAX_REPLAYED_EVENTS: usize = 10_000;
+/// Maximum nesting depth of the front matter.
+const MAX_DEPTH: usize = 32;
+/// Maximum number of YAML nodes.
+const MAX_NODES: usize = 50_000;
+
+/// The keys the line-based fallback understands.
+const FALLBACK_KEYS: [&str; 3] = ["name", "description", "disable-model-invocation"];
+
+fn options() -> Options {
+    let mut budget = Budget::default();
+    budget.max_aliases = MAX_ALIASES;
+    budget.max_depth = MAX_DEPTH;
+    budget.max_nodes = MAX_NODES;
+    let mut options = Options::default();
+    options.budget = Some(budget);
+    options.duplicate_keys = DuplicateKeyPolicy::LastWins;
+    options.alias_limits.max_total_replayed_events = MAX_REPLAYED_EVENTS;
+    options.alias_limits.max_replay_stack_depth = 8;
+    options
+}
+
+/// A YAML failure, positioned in the front matter text (1-based).
+struct YamlFailure {
+    message: String,
+    line: u64,
+    column: u64,
+}
+
+fn parse_value(raw: &str) -> Result<Value, YamlFailure> {
+    serde_saphyr::from_str_with_options::<Value>(raw, options()).map_err(|error| {
+        let (line, column) = error
+            .location()
+            .map_or((1, 1), |location| (location.line(), location.column()));
+        let mut message = error.without_snippet().to_string();
+        if let Some(position) = message.rfind(" at line ") {
+            message.truncate(position);
+        }
+        YamlFailure {
+            message,
+            line: line.max(1),
+            column: column.max(1),
+        }
+    })
+}
+
+/// Parses the front matter text into `document`, repairing or falling back as SPEC §3 says.
+pub(super) fn read_front_matter(
+    path: &Path,
+    raw: &str,
+    first_line: u64,
+    document: &mut SkillDocument,
+) {
+    if raw.trim().is_empty() {
+        return;
+    }
+    let failure = match parse_value(raw) {
+        Ok(Value::Object(fields)) => {
+            report_duplicate_keys(path, raw, first_line, document);
+            apply_fields(path, raw, first_line, fields, document);
+            return;
+        }
+        Ok(Value::Null) => return,
+        Ok(other) => {
+            document.diagnostics.push(
+                Diagnostic::error(
+                    DiagnosticCode::FrontMatterNotMapping,
+                    path,
+                    format!(
+                        "the front matter is a YAML {} instead of `key: value` lines; write it \
+                         as a mapping such as `name: my-skill`",
+                        value_kind(&other)
+                    ),
+                )
+                .at(first_line, 1),
+            );
+            read_lines_into(raw, document);
+            return;
+        }
+        Err(failure) => failure,
+    };
+    if let Some(repair) = repair_colons(raw)
+        && let Ok(Value::Object(fields)) = parse_value(&repair.text)
+    {
+        document.diagnostics.push(
+            Diagnostic::warning(
+                DiagnosticCode::RepairedYaml,
+                path,
+                format!(
+                    "a value contains `: ` without quotes, which is invalid YAML (many clients \
+                     drop this skill); it was read as if quoted. Write it as: {}",
+                    repair.quoted_line
+                ),
+            )
+            .at(first_line + repair.line_index as u64, repair.column),
+        );
+        report_duplicate_keys(path, raw, first_line, document);
+        apply_fields(path, raw, first_line, fields, document);
+        return;
+    }
+    document.diagnostics.push(
+        Diagnostic::error(
+            DiagnosticCode::InvalidYaml,
+            path,
+            format!(
+                "the front matter is not valid YAML ({}); name, description and \
+                 disable-model-invocation were read line by line. Fix the YAML (quote values \
+                 that contain special characters)",
+                failure.message
+            ),
+        )
+        .at(first_line + failure.line - 1, failure.column),
+    );
+    read_lines_into(raw, document);
+}
+
+fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "mapping",
+    }
+}
+
+/// Takes the typed fields out of a parsed mapping and keeps the whole mapping.
+fn apply_fields(
+    path: &Path,
+    raw: &str,
+    first_line: u64,
+    fields: Map<String, Value>,
+    document: &mut SkillDocument,
+) {
+    for key in ["name", "description"] {
+        let text = match fields.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text.trim().to_owned()),
+            Some(Value::Bool(flag)) => Some(flag.to_string()),
+            Some(Value::Number(number)) => Some(number.to_string()),
+            Some(other) => {
+                let line = key_line(raw, key).map_or(first_line, |index| first_line + index);
+                document.diagnostics.push(
+                    Diagnostic::warning(
+                        DiagnosticCode::InvalidFieldType,
+                        path,
+                        format!(
+                            "`{key}` is a YAML {} but must be a string; it was ignored. Write \
+                             it as `{key}: text`",
+                            value_kind(other)
+                        ),
+                    )
+                    .at(line, 1),
+                );
+                None
+            }
+        };
+        let text = text.filter(|text| !text.is_empty());
+        match key {
+            "name" => document.name = text,
+            _ => document.description = text,
+        }
+    }
+    document.disable_model_invocation = fields
+        .get("disable-model-invocation")
+        .is_some_and(is_true);
+    document.fields = fields;
+}
+
+/// YAML `true` in any case, or the string `"true"`.
+fn is_true(value: &Value) -> bool {
+    match value {
+        Value::Bool(flag) => *flag,
+        Value::String(text) => text.trim().eq_ignore_ascii_case("true"),
+        _ => false,
+    }
+}
+
+/// The 0-based line index of a top-level `key:` in the front matter.
+fn key_line(raw: &str, key: &str) -> Option<u64> {
+    top_level_keys(raw)
+        .find(|(_, found)| *found == key)
+        .map(|(index, _)| index as u64)
+}
+
+/// `(line index, key)` for each top-level `key:` line.
+fn top_level_keys(raw: &str) -> impl Iterator<Item = (usize, &str)> {
+    raw.lines().enumerate().filter_map(|(index, line)| {
+        if line.starts_with([' ', '\t', '#', '-', '"', '\'', '[', '{']) {
+            return None;
+        }
+        let (key, _) = line.split_once(':')?;
+        let key = key.trim_end();
+        (!key.is_empty()).then_some((index, key))
+    })
+}
+
+fn report_duplicate_keys(path: &Path, raw: &str, first_line: u64, document: &mut SkillDocument) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (index, key) in top_level_keys(raw) {
+        if let Some(first) = seen.insert(key, index) {
+            document.diagnostics.push(
+                Diagnostic::warning(
+                    DiagnosticCode::DuplicateKey,
+                    path,
+                    format!(
+                        "`{key}` appears again (first on line {}); the last value is used. \
+                         Remove one of them",
+                        first_line + first as u64
+                    ),
+                )
+                .at(first_line + index as u64, 1),
+            );
+        }
+    }
+}
+
+/// The front matter with unquoted `: ` values quoted.
+struct ColonRepair {
+    text: String,
+    line_index: usize,
+    column: u64,
+    quoted_line: String,
+}
+
+/// Quotes every plain `key: value` whose value contains `: `. `None` when nothing changed.
+fn repair_colons(raw: &str) -> Option<ColonRepair> {
+    let mut text = String::with_capacity(raw.len() + 16);
+    let mut first: Option<(usize, u64, String)> = None;
+    for (index, line) in raw.split_inclusive('\n').enumerate() {
+        let content = lines::content(line);
+        match quote_value(content) {
+            Some((quoted, column)) => {
+                text.push_str(&quoted);
+                text.push_str(&line[content.len()..]);
+                first.get_or_insert((index, column, quoted.trim().to_owned()));
+            }
+            None => text.push_str(line),
+        }
+    }
+    let (line_index, column, quoted_line) = first?;
+    Some(ColonRepair {
+        text,
+        line_index,
+        column,
+        quoted_line,
+    })
+}
+
+/// `key: a: b` → (`key: "a: b"`, column of the inner `: `).
+fn quote_value(content: &str) -> Option<(String, u64)> {
+    let indent = lines::indentation(content);
+    let rest = &content[indent..];
+    if rest.starts_with(['#', '-', '"', '\'', '[', '{', '?']) {
+        return None;
+    }
+    let separator = rest.find(": ")?;
+    let key = &rest[..separator];
+    if key.is_empty() || key.contains(['"', '\'', '#']) {
+        return None;
+    }
+    let value = rest[separator + 1..].trim();
+    if value.is_empty() || value.starts_with(['"', '\'', '[', '{', '|', '>', '&', '*', '!', '#']) {
+        return None;
+    }
+    let inner = value.find(": ").or_else(|| value.ends_with(':').then(|| value.len() - 1))?;
+    let value_offset = content.len() - content[indent + separator + 1..].trim_start().len();
+    let column = lines::column(content, value_offset + inner);
+    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+    Some((
+        format!("{}{key}: \"{escaped}\"", &content[..indent]),
+        column,
+    ))
+}
+
+/// The line-based reading of the top-level `name`, `description` and
+/// `disable-model-invocation` keys, for front matter that is not valid YAML.
+pub(super) fn read_lines_into(raw: &str, document: &mut SkillDocument) {
+    let all: Vec<&str> = raw.lines().collect();
+    let mut fields = Map::new();
+    for (index, line) in all.iter().enumerate() {
+        if lines::indentation(line) > 0 {
+            continue;
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let key = key.trim_end();
+        if !FALLBACK_KEYS.contains(&key) {
+            continue;
+        }
+        let value = scalar_with_continuation(value.trim(), &all[index + 1..]);
+        fields.insert(key.to_owned(), Value::String(value));
+    }
+    let text = |key: &str| {
+        fields
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+            .map(str::to_owned)
+    };
+    document.name = text("name");
+    document.description = text("description");
+    document.disable_model_invocation = fields
+        .get("disable-model-invocation")
+        .is_some_and(is_true);
+    document.fields = fields;
+}
+
+/// A value, its quotes removed, with indented continuation lines or a block scalar folded in.
+fn scalar_with_continuation(value: &str, following: &[&str]) -> String {
+    let continuation = following
+        .iter()
+        .take_while(|line| line.trim().is_empty() || lines::indentation(line) > 0)
+        .map(|line| line.trim());
+    let block = value.trim_end_matches(['+', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    if block == "|" {
+        let text: Vec<&str> = continuation.collect();
+        return text.join("\n").trim().to_owned();
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    if block != ">" && !value.is_empty() {
+        parts.push(unquote(value));
+    }
+    let folded = block == ">";
+    parts.extend(
+        continuation
+            .take_while(|line| folded || !looks_like_key(line))
+            .filter(|line| !line.is_empty()),
+    );
+    parts.join(" ")
+}
+
+/// `word:` followed by a space or the end: a (mis-indented) key rather than a continuation.
+fn looks_like_key(line: &str) -> bool {
+    line.split_once(':').is_some_and(|(key, rest)| {
+        !key.is_empty()
+            && key.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+            && (rest.is_empty() || rest.starts_with([' ', '\t']))
+    })
+}
+
+fn unquote(value: &str) -> &str {
+    for quote in ['"', '\''] {
+        if let Some(inner) = value
+            .strip_prefix(quote)
+            .and_then(|rest| rest.strip_suffix(quote))
+        {
+            return inner;
+        }
+    }
+    value
+}

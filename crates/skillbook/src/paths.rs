@@ -1,0 +1,75 @@
+//! Lexical path helpers. These never touch the disk and are never used for security decisions.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Makes `path` absolute against `base` (when relative) and removes `.` and `..` lexically.
+///
+/// `..` at the top of an absolute path stays at the top (`/..` is `/`).
+pub(crate) fn absolute_against(base: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        normalize(path)
+    } else {
+        normalize(&base.join(path))
+    }
+}
+
+/// Removes `.` and `..` components lexically.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut normalized = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Prefix(_) | Component::RootDir | Component::Normal(_) => {
+                normalized.push(component.as_os_str());
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let at_top = matches!(
+                    normalized.components().next_back(),
+                    None | Some(Component::RootDir | Component::Prefix(_) | Component::ParentDir)
+                );
+                if !at_top {
+                    normalized.pop();
+                } else if !normalized.has_root() {
+                    normalized.push("..");
+                }
+            }
+        }
+    }
+    normalized
+}
+
+/// The process's current directory, or `/` when it cannot be read.
+pub(crate) fn current_dir() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from(std::path::MAIN_SEPARATOR_STR))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_dots_lexically() {
+        let cases = [
+            ("/a/b/../c", "/a/c"),
+            ("/a/./b/", "/a/b"),
+            ("/../a", "/a"),
+            ("a/../../b", "../b"),
+            ("./a", "a"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(normalize(Path::new(input)), PathBuf::from(expected), "{input}");
+        }
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_the_base() {
+        assert_eq!(
+            absolute_against(Path::new("/work/space"), Path::new("../shared/skills")),
+            PathBuf::from("/work/shared/skills")
+        );
+        assert_eq!(
+            absolute_against(Path::new("/work/space"), Path::new("/opt/skills/.")),
+            PathBuf::from("/opt/skills")
+        );
+    }
+}
