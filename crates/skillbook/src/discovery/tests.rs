@@ -1,1 +1,510 @@
 use super::*;
+use std::fs;
+
+use tempfile::TempDir;
+
+/// Writes `<root>/<relative>/SKILL.md` with the given front matter lines and a small body.
+fn skill(root: &Path, relative: &str, front_matter: &str) -> PathBuf {
+    let directory = root.join(relative);
+    fs::create_dir_all(&directory).unwrap();
+    let file = directory.join("SKILL.md");
+    fs::write(&file, format!("---\n{front_matter}\n---\n# Body\n")).unwrap();
+    file
+}
+
+fn named(root: &Path, relative: &str, name: &str) -> PathBuf {
+    skill(root, relative, &format!("name: {name}\ndescription: {name} skill"))
+}
+
+fn workspace() -> TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn discover(workspace: &Path) -> Discovered {
+    Discovery::new(workspace).home(Home::Off).discover()
+}
+
+fn names(found: &Discovered) -> Vec<&str> {
+    found.skills.iter().map(|skill| skill.name.as_str()).collect()
+}
+
+fn codes(found: &Discovered) -> Vec<&'static str> {
+    found
+        .diagnostics
+        .iter()
+        .map(|diagnostic| diagnostic.code.as_str())
+        .collect()
+}
+
+#[test]
+fn nested_skills_come_out_in_path_order_and_repeat_equal() {
+    let workspace = workspace();
+    let root = workspace.path().join(".skillbook/skills");
+    named(&root, "team-b/zeta", "zeta");
+    named(&root, "team-a/deep/er/alpha", "alpha");
+    named(&root, "team-a/beta", "beta");
+    named(&root, "team-a-b/gamma", "gamma");
+    let first = discover(workspace.path());
+    assert_eq!(names(&first), ["beta", "alpha", "gamma", "zeta"]);
+    assert_eq!(first, discover(workspace.path()));
+    assert!(first.diagnostics.is_empty(), "{:?}", first.diagnostics);
+}
+
+#[test]
+fn agents_namespace_is_found_after_skillbook() {
+    let workspace = workspace();
+    named(&workspace.path().join(".agents/skills"), "a", "from-agents");
+    named(&workspace.path().join(".skillbook/skills"), "z", "from-skillbook");
+    assert_eq!(
+        names(&discover(workspace.path())),
+        ["from-skillbook", "from-agents"]
+    );
+}
+
+#[test]
+fn namespaces_are_configurable() {
+    let workspace = workspace();
+    named(&workspace.path().join(".claude/skills"), "a", "claude-skill");
+    named(&workspace.path().join(".agents/skills"), "b", "agents-skill");
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .namespaces([".claude"])
+        .discover();
+    assert_eq!(names(&found), ["claude-skill"]);
+}
+
+#[test]
+fn home_skills_appear_only_when_home_is_on() {
+    let workspace = workspace();
+    let home = tempfile::tempdir().unwrap();
+    named(&home.path().join(".agents/skills"), "mine", "personal");
+    named(&workspace.path().join(".agents/skills"), "repo", "project");
+    let with_home = Discovery::new(workspace.path())
+        .home(Home::Path(home.path().to_path_buf()))
+        .discover();
+    assert_eq!(names(&with_home), ["project", "personal"]);
+    assert_eq!(with_home.skills[0].source, Source::Workspace);
+    assert_eq!(with_home.skills[1].source, Source::Global);
+    assert_eq!(names(&discover(workspace.path())), ["project"]);
+}
+
+#[test]
+fn relative_extra_roots_resolve_against_the_workspace() {
+    let workspace = workspace();
+    named(&workspace.path().join("team/skills"), "shared", "shared");
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .extra_root("team/../team/skills")
+        .discover();
+    assert_eq!(names(&found), ["shared"]);
+    assert_eq!(found.skills[0].source, Source::Workspace);
+    assert_eq!(found.read_roots, [workspace.path().join("team/skills")]);
+}
+
+#[test]
+fn extra_roots_outside_the_workspace_are_global_and_come_last() {
+    let workspace = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    named(outside.path(), "x", "outside");
+    named(&workspace.path().join(".agents/skills"), "y", "inside");
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .extra_root(outside.path())
+        .discover();
+    assert_eq!(names(&found), ["inside", "outside"]);
+    assert_eq!(found.skills[1].source, Source::Global);
+}
+
+#[test]
+fn missing_roots_and_file_roots_are_skipped_silently() {
+    let workspace = workspace();
+    fs::write(workspace.path().join("not-a-dir"), "x").unwrap();
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .extra_roots(["missing", "not-a-dir"])
+        .discover();
+    assert_eq!(found, Discovered::default());
+}
+
+#[test]
+fn read_roots_list_existing_roots_even_when_empty() {
+    let workspace = workspace();
+    fs::create_dir_all(workspace.path().join(".agents/skills")).unwrap();
+    let found = discover(workspace.path());
+    assert!(found.skills.is_empty());
+    assert_eq!(found.read_roots, [workspace.path().join(".agents/skills")]);
+}
+
+#[test]
+fn a_root_that_is_a_skill_is_the_only_skill_of_that_root() {
+    let workspace = workspace();
+    let root = workspace.path().join("single");
+    named(&root, "", "single");
+    named(&root, "nested", "nested");
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .extra_root("single")
+        .discover();
+    assert_eq!(names(&found), ["single"]);
+    assert_eq!(found.skills[0].directory, root);
+}
+
+#[test]
+fn a_skill_file_below_a_skill_directory_is_not_a_skill() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    named(&root, "outer", "outer");
+    named(&root, "outer/references/inner", "inner");
+    assert_eq!(names(&discover(workspace.path())), ["outer"]);
+}
+
+#[test]
+fn upper_case_skill_file_wins_over_lower_case() {
+    let workspace = workspace();
+    let directory = workspace.path().join(".agents/skills/both");
+    fs::create_dir_all(&directory).unwrap();
+    fs::write(directory.join("skill.md"), "---\nname: lower\n---\n").unwrap();
+    fs::write(directory.join("SKILL.md"), "---\nname: upper\n---\n").unwrap();
+    let only_lower = workspace.path().join(".agents/skills/lower-only");
+    fs::create_dir_all(&only_lower).unwrap();
+    fs::write(only_lower.join("skill.md"), "---\nname: lower-only\n---\n").unwrap();
+    let found = discover(workspace.path());
+    if found.skills.len() == 2 && names(&found)[0] == "upper" {
+        assert_eq!(names(&found), ["upper", "lower-only"]);
+    } else {
+        // A case-insensitive file system holds only one of the two files.
+        assert_eq!(found.skills.len(), 2);
+    }
+}
+
+#[test]
+fn git_and_node_modules_are_not_searched_but_other_hidden_folders_are() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    named(&root, ".git/hooks", "in-git");
+    named(&root, "node_modules/pkg", "in-node-modules");
+    named(&root, ".system/builtin", "hidden-ok");
+    assert_eq!(names(&discover(workspace.path())), ["hidden-ok"]);
+}
+
+#[test]
+fn names_differing_only_in_case_give_one_skill_and_a_shadowed_warning() {
+    let workspace = workspace();
+    let first = named(&workspace.path().join(".skillbook/skills"), "a", "review");
+    let second = named(&workspace.path().join(".agents/skills"), "b", " REVIEW ");
+    let found = discover(workspace.path());
+    assert_eq!(names(&found), ["review"]);
+    assert_eq!(found.skills[0].path, first);
+    assert_eq!(codes(&found), ["shadowed"]);
+    let diagnostic = &found.diagnostics[0];
+    assert_eq!(diagnostic.path, second);
+    assert_eq!(diagnostic.severity, Severity::Warning);
+    assert!(diagnostic.message.contains(&first.display().to_string()));
+}
+
+#[test]
+fn strict_duplicates_are_errors() {
+    let workspace = workspace();
+    named(&workspace.path().join(".skillbook/skills"), "a", "review");
+    named(&workspace.path().join(".agents/skills"), "b", "Review");
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .duplicates(DuplicatePolicy::Reject)
+        .discover();
+    assert_eq!(codes(&found), ["duplicate_name"]);
+    assert!(found.has_errors());
+}
+
+#[test]
+fn overlapping_roots_count_a_skill_once_silently() {
+    let workspace = workspace();
+    let root = workspace.path().join("r");
+    named(&root, "shared/one", "one");
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .extra_roots(["r", "r/shared", "r"])
+        .discover();
+    assert_eq!(names(&found), ["one"]);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.read_roots, [root.clone(), root.join("shared")]);
+}
+
+#[test]
+fn a_hard_link_to_the_same_file_is_one_skill() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    let original = named(&root, "a", "linked");
+    fs::create_dir_all(root.join("b")).unwrap();
+    fs::hard_link(&original, root.join("b/SKILL.md")).unwrap();
+    let found = discover(workspace.path());
+    assert_eq!(names(&found), ["linked"]);
+    assert!(found.diagnostics.is_empty());
+}
+
+#[test]
+fn heading_only_skill_takes_name_and_description_from_the_body() {
+    let workspace = workspace();
+    let directory = workspace.path().join(".agents/skills/folder-name");
+    fs::create_dir_all(&directory).unwrap();
+    fs::write(
+        directory.join("SKILL.md"),
+        "# reviewer\nChecks pull requests.\n",
+    )
+    .unwrap();
+    let found = discover(workspace.path());
+    assert_eq!(found.skills[0].name, "reviewer");
+    assert_eq!(found.skills[0].description, "Checks pull requests.");
+}
+
+#[test]
+fn empty_skill_file_falls_back_to_directory_name_and_default_description() {
+    let workspace = workspace();
+    let directory = workspace.path().join(".agents/skills/empty-one");
+    fs::create_dir_all(&directory).unwrap();
+    fs::write(directory.join("SKILL.md"), "").unwrap();
+    let found = discover(workspace.path());
+    assert_eq!(found.skills[0].name, "empty-one");
+    assert_eq!(found.skills[0].description, crate::DEFAULT_DESCRIPTION);
+}
+
+#[test]
+fn manual_only_skills_are_discovered_with_their_flag() {
+    let workspace = workspace();
+    skill(
+        &workspace.path().join(".agents/skills"),
+        "manual",
+        "name: manual\ndescription: d\ndisable-model-invocation: true",
+    );
+    let found = discover(workspace.path());
+    assert!(found.skills[0].disable_model_invocation);
+}
+
+#[test]
+fn broken_yaml_keeps_the_skill_and_reports_it() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    let broken = skill(&root, "broken", "name: broken\ndescription: [oops");
+    named(&root, "fine", "fine");
+    let found = discover(workspace.path());
+    assert_eq!(names(&found), ["broken", "fine"]);
+    assert_eq!(codes(&found), ["invalid_yaml"]);
+    assert_eq!(found.diagnostics[0].path, broken);
+}
+
+#[test]
+fn oversized_skill_file_is_reported_and_read_up_to_the_limit() {
+    let workspace = workspace();
+    let directory = workspace.path().join(".agents/skills/big");
+    fs::create_dir_all(&directory).unwrap();
+    let mut text = String::from("# big\n");
+    text.push_str(&"x".repeat(4096));
+    fs::write(directory.join("SKILL.md"), text).unwrap();
+    let limits = Limits {
+        max_file_bytes: 1024,
+        ..Limits::default()
+    };
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .limits(limits)
+        .discover();
+    assert_eq!(names(&found), ["big"]);
+    assert_eq!(found.skills[0].description.len(), 1024 - "# big\n".len());
+    assert_eq!(codes(&found), ["file_too_large"]);
+}
+
+#[test]
+fn invalid_utf8_is_replaced_and_reported() {
+    let workspace = workspace();
+    let directory = workspace.path().join(".agents/skills/latin1");
+    fs::create_dir_all(&directory).unwrap();
+    fs::write(
+        directory.join("SKILL.md"),
+        b"---\nname: latin1\ndescription: caf\xe9\n---\n",
+    )
+    .unwrap();
+    let found = discover(workspace.path());
+    assert_eq!(found.skills[0].description, "caf\u{fffd}");
+    assert_eq!(codes(&found), ["invalid_utf8"]);
+    assert_eq!(found.diagnostics[0].line, Some(3));
+}
+
+#[test]
+fn depth_limit_is_reported() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    named(&root, "a/b/c/d", "deep");
+    named(&root, "a/shallow", "shallow");
+    let limits = Limits {
+        max_depth: 2,
+        ..Limits::default()
+    };
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .limits(limits)
+        .discover();
+    assert_eq!(names(&found), ["shallow"]);
+    assert_eq!(codes(&found), ["depth_limit"]);
+    assert_eq!(found.diagnostics[0].path, root.join("a/b/c"));
+}
+
+#[test]
+fn directory_limit_is_reported() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    for name in ["a", "b", "c", "d"] {
+        named(&root, name, name);
+    }
+    let limits = Limits {
+        max_directories: 3,
+        ..Limits::default()
+    };
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .limits(limits)
+        .discover();
+    assert_eq!(names(&found), ["a", "b"]);
+    assert_eq!(codes(&found), ["directory_limit"]);
+}
+
+#[cfg(unix)]
+mod unix {
+    use super::*;
+    use std::os::unix::fs::{PermissionsExt, symlink};
+
+    #[test]
+    fn symlinks_are_skipped_and_reported_by_default() {
+        let workspace = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        named(outside.path(), "target", "linked");
+        let root = workspace.path().join(".agents/skills");
+        fs::create_dir_all(root.join("file-link")).unwrap();
+        symlink(outside.path().join("target"), root.join("dir-link")).unwrap();
+        symlink(
+            outside.path().join("target/SKILL.md"),
+            root.join("file-link/SKILL.md"),
+        )
+        .unwrap();
+        let found = discover(workspace.path());
+        assert!(found.skills.is_empty());
+        assert_eq!(codes(&found), ["symlink_skipped", "symlink_skipped"]);
+        assert_eq!(found.read_roots, [root]);
+    }
+
+    #[test]
+    fn a_symlinked_root_is_skipped_and_reported() {
+        let workspace = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        named(outside.path(), "x", "x");
+        fs::create_dir_all(workspace.path().join(".agents")).unwrap();
+        symlink(outside.path(), workspace.path().join(".agents/skills")).unwrap();
+        let found = discover(workspace.path());
+        assert!(found.skills.is_empty());
+        assert_eq!(codes(&found), ["symlink_skipped"]);
+        assert!(found.read_roots.is_empty());
+    }
+
+    #[test]
+    fn follow_policy_follows_links_and_declares_their_targets() {
+        let workspace = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().canonicalize().unwrap().join("target");
+        named(&target, "", "linked");
+        let root = workspace.path().join(".agents/skills");
+        fs::create_dir_all(&root).unwrap();
+        symlink(&target, root.join("dir-link")).unwrap();
+        symlink(root.join("nowhere"), root.join("broken")).unwrap();
+        symlink(&root, root.join("loop")).unwrap();
+        let found = Discovery::new(workspace.path())
+            .home(Home::Off)
+            .symlinks(SymlinkPolicy::Follow)
+            .discover();
+        assert_eq!(names(&found), ["linked"]);
+        assert_eq!(found.skills[0].path, target.join("SKILL.md"));
+        assert_eq!(found.read_roots, [root.clone(), target]);
+        assert_eq!(codes(&found), ["broken_symlink", "symlink_loop"]);
+    }
+
+    #[test]
+    fn a_fifo_named_skill_md_is_refused_without_blocking() {
+        let workspace = workspace();
+        let root = workspace.path().join(".agents/skills");
+        let directory = root.join("fifo");
+        fs::create_dir_all(&directory).unwrap();
+        let fifo = directory.join("SKILL.md");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        named(&root, "fine", "fine");
+        let found = discover(workspace.path());
+        assert_eq!(names(&found), ["fine"]);
+        assert_eq!(codes(&found), ["not_regular_file"]);
+        assert_eq!(found.diagnostics[0].path, fifo);
+    }
+
+    #[test]
+    fn a_directory_named_skill_md_is_not_a_skill_file() {
+        let workspace = workspace();
+        let root = workspace.path().join(".agents/skills");
+        fs::create_dir_all(root.join("odd/SKILL.md")).unwrap();
+        let found = discover(workspace.path());
+        assert!(found.skills.is_empty());
+        assert_eq!(codes(&found), ["not_regular_file"]);
+    }
+
+    #[test]
+    fn an_unreadable_directory_is_reported_and_siblings_are_found() {
+        let workspace = workspace();
+        let root = workspace.path().join(".agents/skills");
+        named(&root, "locked/inner", "hidden");
+        named(&root, "open", "visible");
+        let locked = root.join("locked");
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+        let found = discover(workspace.path());
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+        if fs::read_dir(&locked).is_ok() && names(&found).contains(&"hidden") {
+            // Running as a user that ignores permissions (root): nothing was unreadable.
+            return;
+        }
+        assert_eq!(names(&found), ["visible"]);
+        assert_eq!(codes(&found), ["unreadable"]);
+    }
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn order_does_not_depend_on_creation_order(
+            paths in proptest::collection::btree_set("[a-c]{1,2}(/[a-c]{1,2}){0,2}", 1..8),
+            seed in any::<u64>(),
+        ) {
+            let mut forward: Vec<String> = paths.into_iter().collect();
+            let mut shuffled = forward.clone();
+            let length = shuffled.len();
+            for index in 0..length {
+                let other = (seed.rotate_left(index as u32) as usize) % length;
+                shuffled.swap(index, other);
+            }
+            let build = |order: &[String]| {
+                let workspace = workspace();
+                let root = workspace.path().join(".agents/skills");
+                for (index, relative) in order.iter().enumerate() {
+                    named(&root, relative, &format!("s{index}-{}", relative.replace('/', "-")));
+                }
+                let found = discover(workspace.path());
+                found.skills.iter().map(|skill| {
+                    skill.path.strip_prefix(&root).unwrap().to_path_buf()
+                }).collect::<Vec<_>>()
+            };
+            forward.sort();
+            let first = build(&forward);
+            let second = build(&shuffled);
+            prop_assert_eq!(first, second);
+        }
+    }
+}
