@@ -76,7 +76,12 @@ impl<'a> Catalog<'a> {
         let introduction = INTRODUCTION.replace("{reader}", &self.reader);
         let closing = CLOSING.replace("{reader}", &self.reader);
         let listed = self.fitting(&introduction, &rendered, &closing);
-        let text = assemble(&introduction, &rendered[..listed], rendered.len() - listed, &closing);
+        let text = assemble(
+            &introduction,
+            &rendered[..listed],
+            rendered.len() - listed,
+            &closing,
+        );
         Some(RenderedCatalog {
             fingerprint: Fingerprint::of(&text),
             text,

@@ -34,7 +34,7 @@ use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::paths;
 use crate::skill::{Skill, Source, name_key};
 
-mod skill_file;
+pub(crate) mod skill_file;
 mod walk;
 
 /// The namespaces searched by default: `.skillbook`, then the cross-client `.agents`.

@@ -57,7 +57,11 @@ mod tests {
             ("./a", "a"),
         ];
         for (input, expected) in cases {
-            assert_eq!(normalize(Path::new(input)), PathBuf::from(expected), "{input}");
+            assert_eq!(
+                normalize(Path::new(input)),
+                PathBuf::from(expected),
+                "{input}"
+            );
         }
     }
 

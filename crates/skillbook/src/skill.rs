@@ -88,6 +88,17 @@ impl Skill {
         name_key(&self.name)
     }
 
+    /// Reads the whole skill file as text, at most `max_bytes` (invalid UTF-8 is replaced).
+    /// The flag is true when the file was longer and was cut.
+    ///
+    /// # Errors
+    ///
+    /// The file can no longer be opened or read, or is no longer a regular file (it is never
+    /// opened in a way that could block).
+    pub fn read_text(&self, max_bytes: u64) -> std::io::Result<(String, bool)> {
+        crate::discovery::skill_file::read_text(&self.path, max_bytes)
+    }
+
     /// Whether the model may see this skill in the catalog.
     pub fn is_model_visible(&self) -> bool {
         !self.disable_model_invocation

@@ -4,7 +4,12 @@ use crate::skill::Source;
 use std::path::PathBuf;
 
 fn skill(name: &str, description: &str) -> Skill {
-    skill_at(name, description, &format!("/skills/{name}/SKILL.md"), false)
+    skill_at(
+        name,
+        description,
+        &format!("/skills/{name}/SKILL.md"),
+        false,
+    )
 }
 
 fn skill_at(name: &str, description: &str, location: &str, manual: bool) -> Skill {
@@ -143,7 +148,10 @@ fn appending_to_a_host_prompt() {
         append_to_prompt("Host.\n\n", Some(&catalog)),
         format!("Host.\n\n{}", catalog.text)
     );
-    assert_eq!(catalog.append_to("Host."), format!("Host.\n\n{}", catalog.text));
+    assert_eq!(
+        catalog.append_to("Host."),
+        format!("Host.\n\n{}", catalog.text)
+    );
 }
 
 #[test]

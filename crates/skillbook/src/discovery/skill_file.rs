@@ -139,3 +139,18 @@ fn decode(line: &[u8], at_limit: bool) -> Option<String> {
         Err(_) => None,
     }
 }
+
+/// Reads a whole skill file as text (invalid UTF-8 replaced), at most `max_bytes`, without
+/// following a final symlink or blocking on a FIFO. The flag says whether it was cut.
+pub(crate) fn read_text(path: &Path, max_bytes: u64) -> io::Result<(String, bool)> {
+    let Opened::Regular(opened) = open(path, false)? else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    };
+    let truncated = opened.len > max_bytes;
+    let mut bytes = Vec::with_capacity(opened.len.min(max_bytes) as usize);
+    opened.file.take(max_bytes).read_to_end(&mut bytes)?;
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), truncated))
+}

@@ -13,7 +13,11 @@ fn skill(root: &Path, relative: &str, front_matter: &str) -> PathBuf {
 }
 
 fn named(root: &Path, relative: &str, name: &str) -> PathBuf {
-    skill(root, relative, &format!("name: {name}\ndescription: {name} skill"))
+    skill(
+        root,
+        relative,
+        &format!("name: {name}\ndescription: {name} skill"),
+    )
 }
 
 fn workspace() -> TempDir {
@@ -25,7 +29,11 @@ fn discover(workspace: &Path) -> Discovered {
 }
 
 fn names(found: &Discovered) -> Vec<&str> {
-    found.skills.iter().map(|skill| skill.name.as_str()).collect()
+    found
+        .skills
+        .iter()
+        .map(|skill| skill.name.as_str())
+        .collect()
 }
 
 fn codes(found: &Discovered) -> Vec<&'static str> {
@@ -54,7 +62,11 @@ fn nested_skills_come_out_in_path_order_and_repeat_equal() {
 fn agents_namespace_is_found_after_skillbook() {
     let workspace = workspace();
     named(&workspace.path().join(".agents/skills"), "a", "from-agents");
-    named(&workspace.path().join(".skillbook/skills"), "z", "from-skillbook");
+    named(
+        &workspace.path().join(".skillbook/skills"),
+        "z",
+        "from-skillbook",
+    );
     assert_eq!(
         names(&discover(workspace.path())),
         ["from-skillbook", "from-agents"]
@@ -64,8 +76,16 @@ fn agents_namespace_is_found_after_skillbook() {
 #[test]
 fn namespaces_are_configurable() {
     let workspace = workspace();
-    named(&workspace.path().join(".claude/skills"), "a", "claude-skill");
-    named(&workspace.path().join(".agents/skills"), "b", "agents-skill");
+    named(
+        &workspace.path().join(".claude/skills"),
+        "a",
+        "claude-skill",
+    );
+    named(
+        &workspace.path().join(".agents/skills"),
+        "b",
+        "agents-skill",
+    );
     let found = Discovery::new(workspace.path())
         .home(Home::Off)
         .namespaces([".claude"])

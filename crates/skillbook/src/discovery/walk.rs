@@ -226,7 +226,8 @@ impl Walker {
                 Ok(metadata) => metadata,
                 Err(error) if is_missing(&error) => continue,
                 Err(error) => {
-                    self.unreadable(&path, &error);
+                    // The directory itself cannot be searched.
+                    self.unreadable(directory, &error);
                     return SkillFileSearch::Unreadable;
                 }
             };
@@ -385,7 +386,9 @@ impl Walker {
             Severity::Error,
             DiagnosticCode::Unreadable,
             path,
-            format!("cannot be read ({error}); check its permissions. Skills elsewhere are unaffected"),
+            format!(
+                "cannot be read ({error}); check its permissions. Skills elsewhere are unaffected"
+            ),
         ));
     }
 }

@@ -29,7 +29,13 @@ fn reads_name_description_and_keeps_every_field_in_order() {
     let keys: Vec<&String> = document.fields.keys().collect();
     assert_eq!(
         keys,
-        ["name", "description", "license", "argument-hint", "metadata"]
+        [
+            "name",
+            "description",
+            "license",
+            "argument-hint",
+            "metadata"
+        ]
     );
     assert_eq!(
         document.raw_front_matter.as_deref(),
@@ -57,9 +63,8 @@ fn bom_crlf_and_leading_blank_lines_are_accepted() {
 
 #[test]
 fn dashes_inside_a_value_never_close_the_front_matter() {
-    let document = read(
-        "---\nname: a\ndescription: |\n  before\n  ---\n  after\nnote: x --- y\n---\nbody\n",
-    );
+    let document =
+        read("---\nname: a\ndescription: |\n  before\n  ---\n  after\nnote: x --- y\n---\nbody\n");
     assert_eq!(document.description.as_deref(), Some("before\n---\nafter"));
     assert_eq!(document.fields.get("note"), Some(&json!("x --- y")));
 }
@@ -169,10 +174,11 @@ fn duplicate_keys_warn_and_the_last_wins() {
 
 #[test]
 fn alias_bombs_are_refused_not_expanded() {
-    let mut text = String::from("---\nname: bomb\ndescription: d\na0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    let mut text =
+        String::from("---\nname: bomb\ndescription: d\na0: &a0 [x, x, x, x, x, x, x, x, x]\n");
     for level in 1..9 {
         let previous = format!("*a{}", level - 1);
-        let items = vec![previous.as_str(); 9].join(", ");
+        let items = [previous.as_str(); 9].join(", ");
         text.push_str(&format!("a{level}: &a{level} [{items}]\n"));
     }
     text.push_str("---\n");
@@ -184,7 +190,10 @@ fn alias_bombs_are_refused_not_expanded() {
 #[test]
 fn non_mapping_front_matter_is_reported() {
     let document = read("---\n- a\n- b\n---\nbody\n");
-    assert_eq!(codes(&document), [("front_matter_not_mapping", Some(2), Some(1))]);
+    assert_eq!(
+        codes(&document),
+        [("front_matter_not_mapping", Some(2), Some(1))]
+    );
 }
 
 #[test]
@@ -212,11 +221,25 @@ fn empty_front_matter_has_no_fields() {
 #[test]
 fn catalog_scanner_stops_after_the_front_matter_when_it_has_everything() {
     let mut scanner = Scanner::new(Path::new("/s/SKILL.md"), Needs::Catalog);
-    let lines = ["---\n", "name: a\n", "description: b\n", "---\n", "# body\n"];
+    let lines = [
+        "---\n",
+        "name: a\n",
+        "description: b\n",
+        "---\n",
+        "# body\n",
+    ];
     let progress: Vec<Progress> = lines.iter().map(|line| scanner.push_line(line)).collect();
     assert_eq!(progress[3], Progress::Enough);
     let mut scanner = Scanner::new(Path::new("/s/SKILL.md"), Needs::Catalog);
-    let lines = ["---\n", "name: a\n", "---\n", "# heading\n", "\n", "para\n", "\n"];
+    let lines = [
+        "---\n",
+        "name: a\n",
+        "---\n",
+        "# heading\n",
+        "\n",
+        "para\n",
+        "\n",
+    ];
     let progress: Vec<Progress> = lines.iter().map(|line| scanner.push_line(line)).collect();
     assert_eq!(
         progress,

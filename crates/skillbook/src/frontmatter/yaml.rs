@@ -177,9 +177,7 @@ fn apply_fields(
             _ => document.description = text,
         }
     }
-    document.disable_model_invocation = fields
-        .get("disable-model-invocation")
-        .is_some_and(is_true);
+    document.disable_model_invocation = fields.get("disable-model-invocation").is_some_and(is_true);
     document.fields = fields;
 }
 
@@ -279,7 +277,9 @@ fn quote_value(content: &str) -> Option<(String, u64)> {
     if value.is_empty() || value.starts_with(['"', '\'', '[', '{', '|', '>', '&', '*', '!', '#']) {
         return None;
     }
-    let inner = value.find(": ").or_else(|| value.ends_with(':').then(|| value.len() - 1))?;
+    let inner = value
+        .find(": ")
+        .or_else(|| value.ends_with(':').then(|| value.len() - 1))?;
     let value_offset = content.len() - content[indent + separator + 1..].trim_start().len();
     let column = lines::column(content, value_offset + inner);
     let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
@@ -318,9 +318,7 @@ pub(super) fn read_lines_into(raw: &str, document: &mut SkillDocument) {
     };
     document.name = text("name");
     document.description = text("description");
-    document.disable_model_invocation = fields
-        .get("disable-model-invocation")
-        .is_some_and(is_true);
+    document.disable_model_invocation = fields.get("disable-model-invocation").is_some_and(is_true);
     document.fields = fields;
 }
 
@@ -330,7 +328,8 @@ fn scalar_with_continuation(value: &str, following: &[&str]) -> String {
         .iter()
         .take_while(|line| line.trim().is_empty() || lines::indentation(line) > 0)
         .map(|line| line.trim());
-    let block = value.trim_end_matches(['+', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    let block =
+        value.trim_end_matches(['+', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
     if block == "|" {
         let text: Vec<&str> = continuation.collect();
         return text.join("\n").trim().to_owned();
@@ -352,7 +351,9 @@ fn scalar_with_continuation(value: &str, following: &[&str]) -> String {
 fn looks_like_key(line: &str) -> bool {
     line.split_once(':').is_some_and(|(key, rest)| {
         !key.is_empty()
-            && key.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+            && key
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
             && (rest.is_empty() || rest.starts_with([' ', '\t']))
     })
 }

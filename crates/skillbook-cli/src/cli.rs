@@ -1,0 +1,85 @@
+//! Command-line arguments. Parsing only: `settings` turns them into library settings.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Agent Skills for any LLM: find skills, show the catalog a model sees, read them safely.
+#[derive(Debug, Parser)]
+#[command(name = "skillbook", version, about, max_term_width = 100)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) common: CommonArgs,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// List the discovered skills, read roots and diagnostics.
+    List,
+    /// Print the catalog exactly as a model sees it (nothing when no skill is model-visible).
+    Catalog(CatalogArgs),
+    /// Print one skill's SKILL.md.
+    Show(ShowArgs),
+}
+
+/// Options shared by every command (SPEC §9).
+#[derive(Debug, Args)]
+pub(crate) struct CommonArgs {
+    /// The workspace; `.skillbook/skills` and `.agents/skills` under it are searched first.
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    pub(crate) workspace: PathBuf,
+    /// The home directory whose skill folders are searched [default: $HOME].
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "no_home")]
+    pub(crate) home: Option<PathBuf>,
+    /// Do not search the home directory.
+    #[arg(long, global = true)]
+    pub(crate) no_home: bool,
+    /// A client namespace to search (`<dir>/<ns>/skills`); repeatable, replaces the default
+    /// `.skillbook` and `.agents`.
+    #[arg(long = "namespace", global = true, value_name = "NS")]
+    pub(crate) namespaces: Vec<String>,
+    /// An extra directory to search after the others; repeatable. Relative paths resolve
+    /// against the workspace.
+    #[arg(long = "extra", global = true, value_name = "DIR")]
+    pub(crate) extra: Vec<PathBuf>,
+    /// What to do with symbolic links.
+    #[arg(long, global = true, value_enum, default_value_t = Symlinks::Skip)]
+    pub(crate) symlinks: Symlinks,
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Symlinks {
+    /// Skip links and report each one.
+    Skip,
+    /// Follow links; their targets join the read roots.
+    Follow,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// For people; diagnostics go to stderr.
+    Text,
+    /// One JSON document on stdout, diagnostics included.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CatalogArgs {
+    /// The reader tool the catalog tells the model to use.
+    #[arg(long, value_name = "NAME", default_value = "read_file")]
+    pub(crate) tool_name: String,
+    /// The most characters the catalog may take; skills that do not fit are counted, not listed.
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) budget: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// The skill's name (case does not matter).
+    pub(crate) name: String,
+}

@@ -1,0 +1,17 @@
+//! One module per command. Each returns an [`Outcome`] or an error for `main` to report.
+
+use crate::cli::{Cli, Command};
+use crate::output::Outcome;
+
+mod catalog;
+mod list;
+mod show;
+
+/// Runs the parsed command line.
+pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    match &cli.command {
+        Command::List => list::run(&cli.common),
+        Command::Catalog(args) => catalog::run(&cli.common, args),
+        Command::Show(args) => show::run(&cli.common, args),
+    }
+}

@@ -1,0 +1,38 @@
+//! Writing results: JSON documents on stdout, diagnostics on stderr in text mode.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use serde::Serialize;
+use skillbook::Diagnostic;
+
+/// How a command ended, beyond "it worked".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Exit 0.
+    Success,
+}
+
+impl Outcome {
+    pub(crate) fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Success => ExitCode::SUCCESS,
+        }
+    }
+}
+
+/// Prints `value` as pretty JSON on stdout.
+pub(crate) fn json(value: &impl Serialize) -> anyhow::Result<()> {
+    let mut stdout = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, value)?;
+    writeln!(stdout)?;
+    Ok(())
+}
+
+/// Prints diagnostics on stderr, one per line.
+pub(crate) fn diagnostics(diagnostics: &[Diagnostic]) {
+    let mut stderr = io::stderr().lock();
+    for diagnostic in diagnostics {
+        let _ = writeln!(stderr, "{diagnostic}");
+    }
+}

@@ -1,0 +1,26 @@
+//! Turns command-line arguments into library settings.
+
+use skillbook::{Discovery, Home, SymlinkPolicy};
+
+use crate::cli::{CommonArgs, Symlinks};
+
+/// The discovery the common options describe.
+pub(crate) fn discovery(common: &CommonArgs) -> Discovery {
+    let mut discovery = Discovery::new(&common.workspace);
+    let home = match (&common.home, common.no_home) {
+        (_, true) => Home::Off,
+        (Some(home), false) => Home::Path(home.clone()),
+        (None, false) => Home::FromEnv,
+    };
+    discovery
+        .home(home)
+        .extra_roots(&common.extra)
+        .symlinks(match common.symlinks {
+            Symlinks::Skip => SymlinkPolicy::Skip,
+            Symlinks::Follow => SymlinkPolicy::Follow,
+        });
+    if !common.namespaces.is_empty() {
+        discovery.namespaces(common.namespaces.iter().cloned());
+    }
+    discovery
+}

@@ -1,0 +1,428 @@
+//! The CLI contract of SPEC §9: output shapes, streams and exit codes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly at the first broken step"
+)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+struct Fixture {
+    workspace: TempDir,
+    home: TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Fixture {
+            workspace: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.workspace.path().join(".agents/skills")
+    }
+
+    /// Writes `<dir>/<relative>/SKILL.md`.
+    fn skill(&self, directory: &Path, relative: &str, text: &str) -> PathBuf {
+        let folder = directory.join(relative);
+        fs::create_dir_all(&folder).unwrap();
+        let file = folder.join("SKILL.md");
+        fs::write(&file, text).unwrap();
+        file
+    }
+
+    /// `skillbook` with the workspace and an empty home set.
+    fn command(&self) -> Command {
+        let mut command = Command::cargo_bin("skillbook").unwrap();
+        command
+            .env("HOME", self.home.path())
+            .env_remove("RUST_LOG")
+            .arg("--workspace")
+            .arg(self.workspace.path());
+        command
+    }
+
+    /// Replaces the temporary directories in `text` so assertions can be exact.
+    fn redact(&self, text: &str) -> String {
+        text.replace(&self.workspace.path().display().to_string(), "[WS]")
+            .replace(&self.home.path().display().to_string(), "[HOME]")
+    }
+}
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[test]
+fn list_json_has_the_documented_shape() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "pdf",
+        "---\nname: pdf\ndescription: Fill PDF forms.\nlicense: MIT\n---\n# PDF\n",
+    );
+    fixture.skill(
+        &fixture.root(),
+        "broken",
+        "---\nname: broken\ndescription: [oops\n---\n",
+    );
+    let output = fixture
+        .command()
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stderr(&output), "");
+    let listing: Value = serde_json::from_str(&fixture.redact(&stdout(&output))).unwrap();
+    assert_eq!(
+        listing,
+        json!({
+            "skills": [
+                {
+                    "name": "broken",
+                    "description": "[oops",
+                    "location": "[WS]/.agents/skills/broken/SKILL.md",
+                    "directory": "[WS]/.agents/skills/broken",
+                    "source": "workspace",
+                    "disable_model_invocation": false,
+                    "front_matter": {"name": "broken", "description": "[oops"},
+                    "raw_front_matter": "name: broken\ndescription: [oops\n"
+                },
+                {
+                    "name": "pdf",
+                    "description": "Fill PDF forms.",
+                    "location": "[WS]/.agents/skills/pdf/SKILL.md",
+                    "directory": "[WS]/.agents/skills/pdf",
+                    "source": "workspace",
+                    "disable_model_invocation": false,
+                    "front_matter": {"name": "pdf", "description": "Fill PDF forms.", "license": "MIT"},
+                    "raw_front_matter": "name: pdf\ndescription: Fill PDF forms.\nlicense: MIT\n"
+                }
+            ],
+            "read_roots": ["[WS]/.agents/skills"],
+            "diagnostics": [listing["diagnostics"][0].clone()]
+        })
+    );
+    let diagnostic = &listing["diagnostics"][0];
+    assert_eq!(diagnostic["severity"], "error");
+    assert_eq!(diagnostic["code"], "invalid_yaml");
+    assert_eq!(diagnostic["path"], "[WS]/.agents/skills/broken/SKILL.md");
+    assert_eq!(diagnostic["line"], 3);
+    assert!(
+        diagnostic["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid YAML")
+    );
+}
+
+#[test]
+fn list_text_prints_skills_on_stdout_and_diagnostics_on_stderr() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "a",
+        "---\nname: review\ndescription: Reviews.\n---\n",
+    );
+    fixture.skill(
+        &fixture.workspace.path().join(".skillbook/skills"),
+        "b",
+        "---\nname: Review\ndescription: Also reviews.\ndisable-model-invocation: true\n---\n",
+    );
+    let output = fixture.command().arg("list").output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        fixture.redact(&stdout(&output)),
+        "Review  workspace  [WS]/.skillbook/skills/b/SKILL.md  (manual only)\n        Also reviews.\n"
+    );
+    assert_eq!(
+        fixture.redact(&stderr(&output)),
+        "warning[shadowed]: [WS]/.agents/skills/a/SKILL.md: skill `review` is ignored: \
+         [WS]/.skillbook/skills/b/SKILL.md has the same name and comes first. Rename one of \
+         them (names are compared ignoring case)\n"
+    );
+}
+
+#[test]
+fn home_skills_follow_home_and_no_home() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.home.path().join(".agents/skills"),
+        "personal",
+        "---\nname: personal\ndescription: Mine.\n---\n",
+    );
+    let names = |output: std::process::Output| -> Vec<String> {
+        let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+        listing["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|skill| format!("{}:{}", skill["name"], skill["source"]))
+            .collect()
+    };
+    let from_env = fixture
+        .command()
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(names(from_env), ["\"personal\":\"global\""]);
+    let off = fixture
+        .command()
+        .args(["list", "--format", "json", "--no-home"])
+        .output()
+        .unwrap();
+    assert!(names(off).is_empty());
+    let other_home = tempfile::tempdir().unwrap();
+    let explicit = fixture
+        .command()
+        .args(["list", "--format", "json", "--home"])
+        .arg(other_home.path())
+        .output()
+        .unwrap();
+    assert!(names(explicit).is_empty());
+}
+
+#[test]
+fn namespace_and_extra_options_choose_the_roots() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.workspace.path().join(".codex/skills"),
+        "c",
+        "---\nname: codex-skill\ndescription: C.\n---\n",
+    );
+    fixture.skill(
+        &fixture.root(),
+        "a",
+        "---\nname: agents-skill\ndescription: A.\n---\n",
+    );
+    fixture.skill(
+        &fixture.workspace.path().join("vendor/skills"),
+        "v",
+        "---\nname: vendored\ndescription: V.\n---\n",
+    );
+    let output = fixture
+        .command()
+        .args([
+            "--namespace",
+            ".codex",
+            "list",
+            "--format",
+            "json",
+            "--extra",
+            "vendor/skills",
+        ])
+        .current_dir(fixture.home.path())
+        .output()
+        .unwrap();
+    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names: Vec<&str> = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["codex-skill", "vendored"]);
+}
+
+#[test]
+fn catalog_prints_exactly_what_the_model_sees() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "api",
+        "---\nname: api\ndescription: Call the <API> & check 'quotes'.\n---\n",
+    );
+    let output = fixture
+        .command()
+        .args(["catalog", "--tool-name", "read_skill_file"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = fixture.redact(&stdout(&output));
+    assert!(text.contains(
+        "  <skill>\n    <name>api</name>\n    <description>Call the &lt;API&gt; &amp; check \
+         &apos;quotes&apos;.</description>\n    <location>[WS]/.agents/skills/api/SKILL.md\
+         </location>\n  </skill>\n"
+    ));
+    assert!(text.contains("`read_skill_file` tool"));
+    assert!(text.ends_with("for any file it points to.\n"));
+
+    let json_output = fixture
+        .command()
+        .args([
+            "catalog",
+            "--format",
+            "json",
+            "--tool-name",
+            "read_skill_file",
+        ])
+        .output()
+        .unwrap();
+    let catalog: Value = serde_json::from_slice(&json_output.stdout).unwrap();
+    assert_eq!(
+        format!("{}\n", catalog["catalog"].as_str().unwrap()),
+        stdout(&output)
+    );
+    assert_eq!(catalog["listed"], 1);
+    assert_eq!(catalog["fingerprint"].as_str().unwrap().len(), 16);
+}
+
+#[test]
+fn catalog_of_only_manual_skills_prints_nothing() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "manual",
+        "---\nname: manual\ndescription: M.\ndisable-model-invocation: true\n---\n",
+    );
+    let output = fixture.command().arg("catalog").output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "");
+    let json_output = fixture
+        .command()
+        .args(["catalog", "--format", "json"])
+        .output()
+        .unwrap();
+    let catalog: Value = serde_json::from_slice(&json_output.stdout).unwrap();
+    assert_eq!(catalog["catalog"], Value::Null);
+}
+
+#[test]
+fn catalog_budget_counts_what_was_left_out() {
+    let fixture = Fixture::new();
+    for name in ["a", "b", "c"] {
+        fixture.skill(
+            &fixture.root(),
+            name,
+            &format!("---\nname: {name}\ndescription: Skill {name}.\n---\n"),
+        );
+    }
+    let output = fixture
+        .command()
+        .args(["catalog", "--budget", "900", "--format", "json"])
+        .output()
+        .unwrap();
+    let catalog: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let listed = catalog["listed"].as_u64().unwrap();
+    assert!(listed < 3, "{catalog}");
+    assert_eq!(catalog["left_out"].as_u64().unwrap(), 3 - listed);
+    assert!(catalog["catalog"].as_str().unwrap().chars().count() <= 900);
+}
+
+#[test]
+fn show_prints_the_skill_file_and_fails_clearly_for_unknown_names() {
+    let fixture = Fixture::new();
+    let text = "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n\nSteps.\n";
+    fixture.skill(&fixture.root(), "pdf", text);
+    let output = fixture.command().args(["show", "PDF"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), text);
+
+    let json_output = fixture
+        .command()
+        .args(["show", "pdf", "--format", "json"])
+        .output()
+        .unwrap();
+    let shown: Value = serde_json::from_slice(&json_output.stdout).unwrap();
+    assert_eq!(shown["name"], "pdf");
+    assert_eq!(shown["content"], text);
+    assert_eq!(shown["truncated"], false);
+
+    let missing = fixture.command().args(["show", "nope"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(stdout(&missing), "");
+    assert_eq!(
+        stderr(&missing),
+        "error: no skill named `nope` (found: pdf); run `skillbook list` to see skills and \
+         diagnostics\n"
+    );
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    let fixture = Fixture::new();
+    for arguments in [
+        vec!["list", "--format", "yaml"],
+        vec!["frobnicate"],
+        vec!["show"],
+        vec!["list", "--home", "/x", "--no-home"],
+    ] {
+        let output = fixture.command().args(&arguments).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}");
+    }
+}
+
+#[test]
+fn missing_workspace_lists_nothing_and_succeeds() {
+    let fixture = Fixture::new();
+    let output = Command::cargo_bin("skillbook")
+        .unwrap()
+        .env("HOME", fixture.home.path())
+        .args(["--workspace", "/nonexistent/skillbook-workspace", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "No skills found.\n");
+}
+
+/// As root every directory is readable, so the check runs as an unprivileged user.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_directory_is_reported_and_siblings_still_listed() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "locked/inner",
+        "---\nname: hidden\ndescription: H.\n---\n",
+    );
+    fixture.skill(
+        &fixture.root(),
+        "open",
+        "---\nname: visible\ndescription: V.\n---\n",
+    );
+    let locked = fixture.root().join("locked");
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    fs::set_permissions(fixture.workspace.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("skillbook");
+    let is_root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|output| output.stdout == b"0\n")
+        .unwrap_or(false);
+    let mut command = if is_root {
+        let mut command = std::process::Command::new("setpriv");
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        command.arg(&binary);
+        command
+    } else {
+        std::process::Command::new(&binary)
+    };
+    let output = command
+        .args(["--no-home", "--workspace"])
+        .arg(fixture.workspace.path())
+        .args(["list", "--format", "json"])
+        .output();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    let output = output.expect("setpriv (util-linux) runs the check as an unprivileged user");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(listing["skills"][0]["name"], "visible");
+    assert_eq!(listing["skills"].as_array().unwrap().len(), 1);
+    assert_eq!(listing["diagnostics"][0]["code"], "unreadable");
+    assert_eq!(
+        listing["diagnostics"][0]["path"],
+        locked.display().to_string()
+    );
+}
