@@ -46,6 +46,7 @@ pub mod frontmatter;
 mod paths;
 pub mod read;
 mod skill;
+pub mod sources;
 
 pub use catalog::{Catalog, Fingerprint, RenderedCatalog, append_to_prompt};
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};

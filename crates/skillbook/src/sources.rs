@@ -1,0 +1,289 @@
+//! Skills that have no file behind them: handed in by the host, embedded in the binary, or read
+//! from a zip archive in place.
+//!
+//! Each becomes a [`ProvidedSkill`], addressed by the virtual URI `skill://<name>/SKILL.md` (and
+//! `skill://<name>/<file>` for its other files). The reader serves them from memory; nothing is
+//! ever written to disk.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::frontmatter;
+use crate::skill::DEFAULT_DESCRIPTION;
+
+#[cfg(feature = "zip")]
+mod archive;
+#[cfg(feature = "embed")]
+mod embedded;
+mod tree;
+
+#[cfg(feature = "zip")]
+pub use archive::{ArchiveLimits, from_zip};
+#[cfg(feature = "embed")]
+pub use embedded::from_embedded;
+
+/// The URI scheme of provided skills.
+pub const SCHEME: &str = "skill://";
+
+/// Where a provided skill came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Origin {
+    /// Handed in by the host (a database, a tenant store, …).
+    Provided,
+    /// Compiled into the binary.
+    Embedded,
+    /// Read from a zip archive.
+    Archive,
+}
+
+/// Why a provided skill or a source was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SourceError {
+    /// The skill has no usable name.
+    #[error("provided skill has no name: {reason}")]
+    Name {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file of a provided skill has a path that could escape or is malformed.
+    #[error(
+        "file `{path}` of skill `{skill}` is refused: {reason}; use a relative path with `/` separators and no `..`"
+    )]
+    FilePath {
+        /// The skill.
+        skill: String,
+        /// The offending path.
+        path: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// An archive entry is refused (unsafe name, symbolic link, …).
+    #[error("archive entry `{entry}` is refused: {reason}")]
+    ArchiveEntry {
+        /// The entry's name as stored.
+        entry: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An archive is over one of its limits.
+    #[error("archive refused: {0}")]
+    ArchiveLimit(String),
+    /// The archive could not be read.
+    #[error("cannot read the archive: {0}; check that it is a valid zip file")]
+    Archive(String),
+}
+
+/// A skill held in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProvidedSkill {
+    name: String,
+    description: String,
+    disable_model_invocation: bool,
+    front_matter: Map<String, Value>,
+    skill_md: Arc<str>,
+    files: BTreeMap<String, Arc<[u8]>>,
+    origin: Origin,
+    file: Option<PathBuf>,
+}
+
+impl ProvidedSkill {
+    /// A skill from the text of its `SKILL.md`. The name comes from the front matter, else the
+    /// first heading; the description from the front matter, else the first paragraph.
+    ///
+    /// # Errors
+    ///
+    /// [`SourceError::Name`] when neither the front matter nor a heading names the skill, or
+    /// the name cannot be used in a `skill://` URI.
+    pub fn parse(skill_md: impl Into<String>) -> Result<Self, SourceError> {
+        Self::parse_with_fallback_name(skill_md.into(), None, Origin::Provided)
+    }
+
+    pub(crate) fn parse_with_fallback_name(
+        skill_md: String,
+        folder: Option<&str>,
+        origin: Origin,
+    ) -> Result<Self, SourceError> {
+        let document = frontmatter::parse(Path::new("SKILL.md"), &skill_md);
+        let name = [document.name, document.heading, folder.map(str::to_owned)]
+            .into_iter()
+            .flatten()
+            .map(|name| name.trim().to_owned())
+            .find(|name| !name.is_empty())
+            .ok_or_else(|| SourceError::Name {
+                reason: "add `name:` to the front matter".to_owned(),
+            })?;
+        check_name(&name)?;
+        let description = [document.description, document.first_paragraph]
+            .into_iter()
+            .flatten()
+            .find(|text| !text.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
+        Ok(ProvidedSkill {
+            name,
+            description,
+            disable_model_invocation: document.disable_model_invocation,
+            front_matter: document.fields,
+            skill_md: skill_md.into(),
+            files: BTreeMap::new(),
+            origin,
+            file: None,
+        })
+    }
+
+    /// Adds another file of the skill (a reference, a script, an asset).
+    ///
+    /// # Errors
+    ///
+    /// [`SourceError::FilePath`] when `path` is absolute, empty, holds `..`, `.`, an empty
+    /// segment, a backslash, a NUL or another control character.
+    pub fn with_file(
+        mut self,
+        path: &str,
+        contents: impl Into<Arc<[u8]>>,
+    ) -> Result<Self, SourceError> {
+        let path = relative_path(path).map_err(|reason| SourceError::FilePath {
+            skill: self.name.clone(),
+            path: path.to_owned(),
+            reason,
+        })?;
+        if path != "SKILL.md" {
+            self.files.insert(path, contents.into());
+        }
+        Ok(self)
+    }
+
+    /// Records that this skill also exists as a file. The runtime refuses it unless the file
+    /// lies under a declared root.
+    pub fn with_source_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.file = Some(path.into());
+        self
+    }
+
+    pub(crate) fn with_origin(mut self, origin: Origin) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Whether the skill is manual-only.
+    pub fn disable_model_invocation(&self) -> bool {
+        self.disable_model_invocation
+    }
+
+    /// Every front matter field.
+    pub fn front_matter(&self) -> &Map<String, Value> {
+        &self.front_matter
+    }
+
+    /// The text of the `SKILL.md`.
+    pub fn skill_md(&self) -> &str {
+        &self.skill_md
+    }
+
+    /// The other files, by relative path.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files
+            .iter()
+            .map(|(path, contents)| (path.as_str(), &**contents))
+    }
+
+    /// One file by relative path; `SKILL.md` gives the skill text.
+    pub fn file(&self, path: &str) -> Option<&[u8]> {
+        if path == "SKILL.md" {
+            return Some(self.skill_md.as_bytes());
+        }
+        self.files.get(path).map(|contents| &**contents)
+    }
+
+    /// Where it came from.
+    pub fn origin(&self) -> Origin {
+        self.origin
+    }
+
+    /// The file this skill says it was read from, if any.
+    pub fn source_file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// `skill://<name>/SKILL.md`.
+    pub fn uri(&self) -> String {
+        format!("{SCHEME}{}/SKILL.md", self.name)
+    }
+
+    /// `skill://<name>`, the virtual directory.
+    pub fn directory_uri(&self) -> String {
+        format!("{SCHEME}{}", self.name)
+    }
+
+    /// The total size of the skill's text and files, in bytes.
+    pub fn size(&self) -> usize {
+        self.skill_md.len() + self.files.values().map(|file| file.len()).sum::<usize>()
+    }
+
+    /// Whether two skills hold the same name, text and files.
+    pub fn same_content(&self, other: &ProvidedSkill) -> bool {
+        self.name == other.name && self.skill_md == other.skill_md && self.files == other.files
+    }
+}
+
+/// A name usable in `skill://<name>/…`: not empty, no `/`, `\`, whitespace or control
+/// characters.
+fn check_name(name: &str) -> Result<(), SourceError> {
+    if name
+        .chars()
+        .any(|c| c == '/' || c == '\\' || c.is_whitespace() || c.is_control())
+    {
+        return Err(SourceError::Name {
+            reason: format!(
+                "`{name}` cannot be used in a skill:// URI (no slashes, whitespace or control \
+                 characters); use a name like `my-skill`"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Validates a relative `/`-separated path and returns it unchanged.
+pub(crate) fn relative_path(path: &str) -> Result<String, &'static str> {
+    if path.is_empty() {
+        return Err("the path is empty");
+    }
+    if path.starts_with('/') {
+        return Err("the path is absolute");
+    }
+    if path.contains('\\') {
+        return Err("the path holds a backslash");
+    }
+    if path.chars().any(char::is_control) {
+        return Err("the path holds a control character");
+    }
+    for segment in path.split('/') {
+        match segment {
+            "" => return Err("the path has an empty segment"),
+            "." | ".." => return Err("the path has a `.` or `..` segment"),
+            _ if segment.len() == 2 && segment.ends_with(':') => {
+                return Err("the path starts with a drive letter");
+            }
+            _ => {}
+        }
+    }
+    Ok(path.to_owned())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,198 @@
+use super::*;
+use std::io::{Cursor, Write};
+
+use zip::write::SimpleFileOptions;
+
+fn skill_md(name: &str) -> String {
+    format!("---\nname: {name}\ndescription: The {name} skill.\n---\n# {name}\n")
+}
+
+#[test]
+fn parse_reads_name_description_and_flag() {
+    let skill = ProvidedSkill::parse(
+        "---\nname: tenant-policy\ndescription: Policy.\ndisable-model-invocation: true\n---\n",
+    )
+    .unwrap();
+    assert_eq!(skill.name(), "tenant-policy");
+    assert_eq!(skill.description(), "Policy.");
+    assert!(skill.disable_model_invocation());
+    assert_eq!(skill.uri(), "skill://tenant-policy/SKILL.md");
+    assert_eq!(skill.origin(), Origin::Provided);
+    let from_heading = ProvidedSkill::parse("# notes\nTake notes.\n").unwrap();
+    assert_eq!(
+        (from_heading.name(), from_heading.description()),
+        ("notes", "Take notes.")
+    );
+}
+
+#[test]
+fn parse_refuses_skills_without_a_usable_name() {
+    assert!(matches!(
+        ProvidedSkill::parse("just text\n"),
+        Err(SourceError::Name { .. })
+    ));
+    let error = ProvidedSkill::parse("---\nname: two words\n---\n").unwrap_err();
+    assert!(
+        error.to_string().contains("`two words` cannot be used"),
+        "{error}"
+    );
+}
+
+#[test]
+fn file_paths_that_could_escape_are_refused() {
+    let skill = || ProvidedSkill::parse(skill_md("x")).unwrap();
+    for path in [
+        "",
+        "/etc/passwd",
+        "../x",
+        "a/../../b",
+        "a//b",
+        "./a",
+        "a\\b",
+        "C:/x",
+        "a\0b",
+        "a/.",
+    ] {
+        let result = skill().with_file(path, b"x".as_slice());
+        assert!(
+            matches!(result, Err(SourceError::FilePath { .. })),
+            "{path:?} was accepted"
+        );
+    }
+    let skill = skill()
+        .with_file("references/guide.md", b"guide".as_slice())
+        .unwrap();
+    assert_eq!(skill.file("references/guide.md"), Some(b"guide".as_slice()));
+    assert_eq!(skill.file("SKILL.md"), Some(skill_md("x").as_bytes()));
+    assert_eq!(skill.file("missing.md"), None);
+}
+
+#[test]
+fn embedded_skills_follow_the_leaf_rule_and_keep_their_files() {
+    static EXAMPLES: include_dir::Dir<'_> =
+        include_dir::include_dir!("$CARGO_MANIFEST_DIR/../../examples/skills");
+    let skills = from_embedded(&EXAMPLES).unwrap();
+    let names: Vec<&str> = skills.iter().map(ProvidedSkill::name).collect();
+    assert_eq!(names, ["code-review", "incident-runbook", "release-notes"]);
+    assert!(
+        skills
+            .iter()
+            .all(|skill| skill.origin() == Origin::Embedded)
+    );
+    let files: Vec<&str> = skills[2].files().map(|(path, _)| path).collect();
+    assert_eq!(files, ["references/template.md"]);
+    assert!(skills[1].disable_model_invocation());
+}
+
+fn zip(entries: &[(&str, &[u8])]) -> Cursor<Vec<u8>> {
+    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, contents) in entries {
+        writer
+            .start_file(*name, SimpleFileOptions::default())
+            .unwrap();
+        writer.write_all(contents).unwrap();
+    }
+    let mut cursor = writer.finish().unwrap();
+    cursor.set_position(0);
+    cursor
+}
+
+#[test]
+fn zip_skills_are_read_in_place_with_the_leaf_rule() {
+    let pdf = skill_md("pdf");
+    let inner = skill_md("inner");
+    let archive = zip(&[
+        ("team/pdf/SKILL.md", pdf.as_bytes()),
+        ("team/pdf/forms/guide.md", b"guide"),
+        ("team/pdf/nested/SKILL.md", inner.as_bytes()),
+        ("team/lower/skill.md", b"# lower-case\nA skill.\n"),
+        ("README.md", b"not a skill"),
+    ]);
+    let skills = from_zip(archive, ArchiveLimits::default()).unwrap();
+    let names: Vec<&str> = skills.iter().map(ProvidedSkill::name).collect();
+    assert_eq!(names, ["lower-case", "pdf"]);
+    let files: Vec<&str> = skills[1].files().map(|(path, _)| path).collect();
+    assert_eq!(files, ["forms/guide.md", "nested/SKILL.md"]);
+    assert_eq!(skills[1].origin(), Origin::Archive);
+}
+
+#[test]
+fn zip_root_can_be_a_single_skill() {
+    let text = skill_md("solo");
+    let skills = from_zip(
+        zip(&[("SKILL.md", text.as_bytes())]),
+        ArchiveLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(skills.len(), 1);
+    assert_eq!(skills[0].name(), "solo");
+}
+
+#[test]
+fn zip_entries_that_escape_are_refused() {
+    for name in ["../evil/SKILL.md", "/abs/SKILL.md", "a\\..\\b/SKILL.md"] {
+        let error = from_zip(zip(&[(name, b"x")]), ArchiveLimits::default()).unwrap_err();
+        assert!(
+            matches!(&error, SourceError::ArchiveEntry { entry, .. } if entry == name),
+            "{name}: {error}"
+        );
+    }
+}
+
+#[test]
+fn zip_symlink_entries_are_refused() {
+    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    writer
+        .add_symlink(
+            "skill/SKILL.md",
+            "/etc/passwd",
+            SimpleFileOptions::default(),
+        )
+        .unwrap();
+    let mut cursor = writer.finish().unwrap();
+    cursor.set_position(0);
+    let error = from_zip(cursor, ArchiveLimits::default()).unwrap_err();
+    assert!(error.to_string().contains("symbolic links"), "{error}");
+}
+
+#[test]
+fn zip_limits_are_enforced() {
+    let few = ArchiveLimits {
+        max_entries: 2,
+        ..ArchiveLimits::default()
+    };
+    let three = zip(&[
+        ("a/SKILL.md", b"# a"),
+        ("b/SKILL.md", b"# b"),
+        ("c/SKILL.md", b"# c"),
+    ]);
+    assert!(matches!(
+        from_zip(three, few),
+        Err(SourceError::ArchiveLimit(_))
+    ));
+
+    let big = vec![b'x'; 2048];
+    let small_files = ArchiveLimits {
+        max_file_bytes: 1024,
+        ..ArchiveLimits::default()
+    };
+    let error = from_zip(zip(&[("a/SKILL.md", &big)]), small_files).unwrap_err();
+    assert!(error.to_string().contains("per-file limit"), "{error}");
+
+    let small_total = ArchiveLimits {
+        max_total_bytes: 3000,
+        ..ArchiveLimits::default()
+    };
+    let error = from_zip(
+        zip(&[("a/SKILL.md", &big), ("b/SKILL.md", &big)]),
+        small_total,
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("total limit"), "{error}");
+}
+
+#[test]
+fn garbage_is_not_an_archive() {
+    let error = from_zip(Cursor::new(b"not a zip".to_vec()), ArchiveLimits::default()).unwrap_err();
+    assert!(matches!(error, SourceError::Archive(_)));
+}
