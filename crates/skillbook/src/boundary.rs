@@ -428,6 +428,7 @@ fn absolute(path: &Path) -> Result<PathBuf, BoundaryError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 mod tests {
     use super::*;
     use std::fs;

@@ -38,6 +38,7 @@ pub(super) fn has_nul(path: &Path) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 mod tests {
     use super::*;
 

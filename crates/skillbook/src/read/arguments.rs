@@ -111,6 +111,7 @@ fn whole_number(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -328,6 +328,7 @@ fn fill<R: BufRead>(reader: &mut R) -> io::Result<&[u8]> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 mod tests {
     use super::*;
 
