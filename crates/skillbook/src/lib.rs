@@ -2,3 +2,6 @@
 
 pub mod boundary;
 pub mod read;
+
+pub use boundary::{BoundaryError, ReadBoundary};
+pub use read::{KnownSkill, ReadError, ReadFile, ReadRequest, ReadResult};

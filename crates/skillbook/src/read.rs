@@ -101,6 +101,69 @@ impl KnownSkill {
     }
 }
 
+/// One read, as typed values: what a call's JSON arguments are parsed into.
+///
+/// Hosts and command-line tools that do not hold JSON build this directly and pass it to
+/// [`ReadFile::read`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadRequest {
+    /// The file: absolute, or relative to the boundary's base (see [`ReadBoundary::base`]).
+    pub path: PathBuf,
+    /// The first line, 1-based (default 1).
+    pub start_line: u64,
+    /// The last line, inclusive (default: as far as `max_chars` allows).
+    pub end_line: Option<u64>,
+    /// The most characters to return (default [`DEFAULT_MAX_CHARS`]).
+    pub max_chars: Option<usize>,
+}
+
+impl ReadRequest {
+    /// A request for `path` from its first line, with the default `max_chars`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            start_line: 1,
+            end_line: None,
+            max_chars: None,
+        }
+    }
+
+    /// Checks the values a JSON schema cannot: a non-blank path, lines and `max_chars` of at
+    /// least 1, and `end_line` not before `start_line`.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::MissingPath`] for a blank path, [`ReadError::InvalidArgument`] otherwise.
+    pub fn validate(&self) -> Result<(), ReadError> {
+        if self.path.to_string_lossy().trim().is_empty() {
+            return Err(ReadError::MissingPath);
+        }
+        let below_one = |argument: &'static str| ReadError::InvalidArgument {
+            argument,
+            problem: "expected a positive whole number (1 or more), got 0".to_owned(),
+        };
+        if self.start_line == 0 {
+            return Err(below_one("startLine"));
+        }
+        if self.max_chars == Some(0) {
+            return Err(below_one("maxChars"));
+        }
+        match self.end_line {
+            Some(0) => Err(below_one("endLine")),
+            Some(end_line) if end_line < self.start_line => Err(ReadError::InvalidArgument {
+                argument: "endLine",
+                problem: format!(
+                    "{end_line} is before startLine {start_line}; pass an endLine of at least \
+                     {start_line}, or leave it out to read on",
+                    start_line = self.start_line
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// What a successful call returns; serialises to the JSON a model sees (camelCase names).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -255,8 +318,17 @@ impl<'boundary> ReadFile<'boundary> {
     /// an invalid argument (including a `startLine` past the end of the file), a path outside
     /// the boundary, not found, a directory, not a regular file, not text, too large, or I/O.
     pub fn call(&self, arguments: &Value) -> Result<ReadResult, ReadError> {
-        let arguments = arguments::parse(arguments)?;
-        let opened = self.boundary.open(Path::new(&arguments.path))?;
+        self.read(&arguments::parse(arguments)?)
+    }
+
+    /// Runs one read from typed values; [`ReadFile::call`] parses JSON arguments into these.
+    ///
+    /// # Errors
+    ///
+    /// As [`ReadFile::call`].
+    pub fn read(&self, request: &ReadRequest) -> Result<ReadResult, ReadError> {
+        request.validate()?;
+        let opened = self.boundary.open(&request.path)?;
         let path = opened.path().to_path_buf();
         if let Some(limit) = self.max_file_bytes
             && opened.size() > limit
@@ -268,13 +340,11 @@ impl<'boundary> ReadFile<'boundary> {
             });
         }
         let window = lines::Window {
-            start_line: arguments.start_line,
-            end_line: arguments.end_line,
-            max_chars: arguments
+            start_line: request.start_line,
+            end_line: request.end_line,
+            max_chars: request
                 .max_chars
-                .map_or(DEFAULT_MAX_CHARS, |chars| {
-                    usize::try_from(chars).unwrap_or(usize::MAX)
-                })
+                .unwrap_or(DEFAULT_MAX_CHARS)
                 .min(MAX_CHARS_CEILING),
             look_ahead_bytes: self.look_ahead_bytes,
         };
@@ -284,7 +354,7 @@ impl<'boundary> ReadFile<'boundary> {
             .take(self.max_file_bytes.unwrap_or(u64::MAX));
         let segment = lines::text_reader(file)
             .and_then(|reader| lines::read_segment(reader, &window))
-            .map_err(|error| segment_error(error, &path, arguments.start_line))?;
+            .map_err(|error| segment_error(error, &path, request.start_line))?;
         let skill = self.known_skill(&path);
         Ok(ReadResult {
             path: path.display().to_string(),

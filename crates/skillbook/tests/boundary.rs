@@ -18,7 +18,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Value, json};
 use skillbook::boundary::ReadBoundary;
-use skillbook::read::{KnownSkill, ReadFile};
+use skillbook::read::{KnownSkill, ReadFile, ReadRequest};
 use tempfile::TempDir;
 
 /// Planted in every file outside the roots; it must never come back from a read.
@@ -551,4 +551,30 @@ fn random_paths_only_ever_read_files_beneath_a_root() {
             Ok(())
         })
         .unwrap();
+}
+
+#[test]
+fn typed_requests_read_like_json_calls() {
+    let tree = Tree::new();
+    tree.file("ws/lines.md", "a\nb\nc\n");
+    let boundary = tree.normal();
+    let tool = ReadFile::new(&boundary);
+    let mut request = ReadRequest::new("lines.md");
+    request.start_line = 2;
+    request.max_chars = Some(1);
+    let typed = tool.read(&request).unwrap();
+    let json = tool
+        .call(&json!({"path": "lines.md", "startLine": 2, "maxChars": 1}))
+        .unwrap();
+    assert_eq!(typed, json);
+    assert_eq!(
+        (typed.content.as_str(), typed.next_start_line),
+        ("b", Some(3))
+    );
+    request.end_line = Some(1);
+    assert_eq!(tool.read(&request).unwrap_err().code(), "invalid_argument");
+    assert_eq!(
+        tool.read(&ReadRequest::new(" ")).unwrap_err().code(),
+        "missing_path"
+    );
 }

@@ -5,26 +5,19 @@
 //! accepted; anything that is not a positive whole number is refused with an error naming the
 //! argument.
 
+use std::path::PathBuf;
+
 use serde_json::{Map, Value};
 
-use super::ReadError;
+use super::{ReadError, ReadRequest};
 
-/// The arguments of one call, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Arguments {
-    pub path: String,
-    pub start_line: u64,
-    pub end_line: Option<u64>,
-    pub max_chars: Option<u64>,
-}
-
-/// Parses and validates call arguments.
+/// Parses call arguments; [`ReadRequest::validate`] checks the rest.
 ///
 /// # Errors
 ///
-/// [`ReadError::MissingPath`] for an absent, null or blank `path`;
-/// [`ReadError::InvalidArgument`] for anything else that is wrong.
-pub(super) fn parse(arguments: &Value) -> Result<Arguments, ReadError> {
+/// [`ReadError::MissingPath`] for an absent or null `path`; [`ReadError::InvalidArgument`] for
+/// a value of the wrong type or a number below 1.
+pub(super) fn parse(arguments: &Value) -> Result<ReadRequest, ReadError> {
     let parsed;
     let arguments = match arguments {
         Value::String(text) => {
@@ -36,8 +29,7 @@ pub(super) fn parse(arguments: &Value) -> Result<Arguments, ReadError> {
     let object = arguments.as_object().ok_or_else(not_an_object)?;
     let path = match field(object, "path", "path") {
         None | Some(Value::Null) => return Err(ReadError::MissingPath),
-        Some(Value::String(path)) if path.trim().is_empty() => return Err(ReadError::MissingPath),
-        Some(Value::String(path)) => path.clone(),
+        Some(Value::String(path)) => PathBuf::from(path),
         Some(other) => {
             return Err(ReadError::InvalidArgument {
                 argument: "path",
@@ -45,26 +37,12 @@ pub(super) fn parse(arguments: &Value) -> Result<Arguments, ReadError> {
             });
         }
     };
-    let start_line = whole_number(object, "startLine", "start_line")?.unwrap_or(1);
-    let end_line = whole_number(object, "endLine", "end_line")?;
-    let max_chars = whole_number(object, "maxChars", "max_chars")?;
-    if let Some(end_line) = end_line
-        && end_line < start_line
-    {
-        return Err(ReadError::InvalidArgument {
-            argument: "endLine",
-            problem: format!(
-                "{end_line} is before startLine {start_line}; pass an endLine of at least \
-                 {start_line}, or leave it out to read on"
-            ),
-        });
-    }
-    Ok(Arguments {
-        path,
-        start_line,
-        end_line,
-        max_chars,
-    })
+    let mut request = ReadRequest::new(path);
+    request.start_line = whole_number(object, "startLine", "start_line")?.unwrap_or(1);
+    request.end_line = whole_number(object, "endLine", "end_line")?;
+    request.max_chars = whole_number(object, "maxChars", "max_chars")?
+        .map(|chars| usize::try_from(chars).unwrap_or(usize::MAX));
+    Ok(request)
 }
 
 fn not_an_object() -> ReadError {
@@ -116,13 +94,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn arguments(path: &str, start_line: u64, end_line: Option<u64>) -> Arguments {
-        Arguments {
-            path: path.to_owned(),
-            start_line,
-            end_line,
-            max_chars: None,
-        }
+    /// Parses and validates, as a call does.
+    fn parse(arguments: &Value) -> Result<ReadRequest, ReadError> {
+        let request = super::parse(arguments)?;
+        request.validate()?;
+        Ok(request)
+    }
+
+    fn arguments(path: &str, start_line: u64, end_line: Option<u64>) -> ReadRequest {
+        let mut request = ReadRequest::new(path);
+        request.start_line = start_line;
+        request.end_line = end_line;
+        request
     }
 
     #[test]
