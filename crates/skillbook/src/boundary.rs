@@ -59,6 +59,9 @@ pub use error::BoundaryError;
 /// twice is used once. **A root that does not exist, or is not a directory, is skipped**, not an
 /// error: paths inside it are outside the boundary. A root created after the boundary was built is
 /// not readable until a new boundary is built.
+///
+/// A hard link is the file itself, not a path to it: a hard link placed inside a root reads like
+/// any other file there. Only whoever can write inside a root can make one.
 #[derive(Debug)]
 pub struct ReadBoundary {
     roots: Vec<Root>,
