@@ -1,1 +1,514 @@
-//! The read boundary.
+//! The read boundary: the directories a skill read may reach, and the one way files are opened
+//! inside them.
+//!
+//! A [`ReadBoundary`] holds a handle to each readable root, opened once when the boundary is
+//! built. Every read opens its file *beneath* one of those handles, so the kernel (through
+//! cap-std, which uses `openat2` with `RESOLVE_BENEATH` where available) refuses any path or
+//! symbolic link that would leave the root, including a link swapped in while the open is under
+//! way. Paths are never canonicalised and then compared.
+//!
+//! ```no_run
+//! use skillbook::boundary::ReadBoundary;
+//! use std::path::Path;
+//!
+//! # fn main() -> Result<(), skillbook::boundary::BoundaryError> {
+//! let boundary = ReadBoundary::new("/work/project", ["/home/me/.agents/skills"])?;
+//! let file = boundary.open(Path::new("/home/me/.agents/skills/pdf/SKILL.md"))?;
+//! assert!(file.size() > 0);
+//! assert!(!boundary.is_writable(Path::new("/home/me/.agents/skills/pdf/SKILL.md")));
+//! # Ok(())
+//! # }
+//! ```
+
+mod error;
+mod lexical;
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use cap_fs_ext::{
+    FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt, OpenOptionsSyncExt,
+};
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, FileType, OpenOptions};
+
+pub use error::BoundaryError;
+
+/// The set of directories a read may reach, with a handle opened beneath each.
+///
+/// The rules, in the order they are applied to a path:
+///
+/// 1. A path holding a NUL byte is refused ([`BoundaryError::NulByte`]). Nothing is decoded:
+///    `%2e%2e` and backslashes are ordinary characters of a file name on Unix, so such paths
+///    simply do not exist.
+/// 2. A relative path is joined to the *base*: the workspace in a normal boundary, the first root
+///    in a restricted one. The result is normalised lexically (`.` and `..` removed without
+///    touching the disk).
+/// 3. The normalised path picks its root: the most specific root it lies in. A path in no root
+///    gets [`BoundaryError::OutsideBoundary`], whose message is the same whether or not the file
+///    exists.
+/// 4. The rest of the path is opened beneath that root's handle. A symbolic link that stays
+///    inside the root is followed; one that leaves it (an absolute target, or too many `..`) is
+///    refused with the same outside error, also when it is swapped in during the open.
+/// 5. The opened handle is inspected (`fstat`): a directory gets [`BoundaryError::IsDirectory`],
+///    a FIFO, socket or device gets [`BoundaryError::NotRegularFile`]. Files are opened
+///    non-blocking, so a FIFO is refused at once instead of waiting for a writer.
+///
+/// Roots are made absolute and normalised lexically when the boundary is built; a root listed
+/// twice is used once. **A root that does not exist, or is not a directory, is skipped**, not an
+/// error: paths inside it are outside the boundary. A root created after the boundary was built is
+/// not readable until a new boundary is built.
+///
+/// A hard link is the file itself, not a path to it: a hard link placed inside a root reads like
+/// any other file there. Only whoever can write inside a root can make one.
+#[derive(Debug)]
+pub struct ReadBoundary {
+    roots: Vec<Root>,
+    base: Option<PathBuf>,
+    restricted: bool,
+}
+
+/// One readable directory and its handle.
+#[derive(Debug)]
+struct Root {
+    path: PathBuf,
+    directory: Dir,
+    access: Access,
+}
+
+/// What a root allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// The workspace of a normal boundary: readable, and writable by hosts that write.
+    ReadWrite,
+    /// A skill root: read-only.
+    ReadOnly,
+}
+
+/// Where a path falls inside the boundary.
+struct Location<'boundary> {
+    root: &'boundary Root,
+    absolute: PathBuf,
+    relative: PathBuf,
+}
+
+/// A regular file opened beneath a root of a [`ReadBoundary`].
+#[derive(Debug)]
+pub struct BoundaryFile {
+    path: PathBuf,
+    size: u64,
+    file: fs::File,
+}
+
+impl BoundaryFile {
+    /// The absolute, lexically normalised path the file was opened at.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The size of the file in bytes when it was opened.
+    #[must_use]
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The open file, for reading.
+    #[must_use]
+    pub fn into_file(self) -> fs::File {
+        self.file
+    }
+}
+
+impl ReadBoundary {
+    /// A normal boundary: reads allowed inside `workspace` and inside each of `roots`.
+    ///
+    /// Only the workspace is writable (see [`ReadBoundary::is_writable`]); skill roots are
+    /// read-only. Relative paths given to [`ReadBoundary::open`] resolve against the workspace.
+    /// A relative workspace is made absolute against the process's current directory; relative
+    /// roots resolve against the workspace.
+    ///
+    /// # Errors
+    ///
+    /// [`BoundaryError::Root`] when the current directory is needed and unknown, or when the
+    /// workspace or a root exists but cannot be opened (for example for lack of permission).
+    /// A workspace or root that does not exist is skipped, not an error.
+    pub fn new<W, I, P>(workspace: W, roots: I) -> Result<Self, BoundaryError>
+    where
+        W: AsRef<Path>,
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        let workspace = absolute(workspace.as_ref())?;
+        let mut boundary = Self {
+            roots: Vec::new(),
+            base: Some(workspace.clone()),
+            restricted: false,
+        };
+        boundary.add_root(workspace.clone(), Access::ReadWrite)?;
+        for root in roots {
+            boundary.add_root(
+                lexical::normalize(&workspace, root.as_ref()),
+                Access::ReadOnly,
+            )?;
+        }
+        Ok(boundary)
+    }
+
+    /// A restricted boundary: reads allowed only inside `roots`; no workspace at all.
+    ///
+    /// Relative paths given to [`ReadBoundary::open`] resolve against the first root that exists.
+    /// With no roots (or none that exists) every read fails with
+    /// [`BoundaryError::OutsideBoundary`]. Relative roots are made absolute against the process's
+    /// current directory. Nothing is writable.
+    ///
+    /// # Errors
+    ///
+    /// [`BoundaryError::Root`] when the current directory is needed and unknown, or when a root
+    /// exists but cannot be opened. A root that does not exist is skipped, not an error.
+    pub fn restricted<I, P>(roots: I) -> Result<Self, BoundaryError>
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        let mut boundary = Self {
+            roots: Vec::new(),
+            base: None,
+            restricted: true,
+        };
+        for root in roots {
+            boundary.add_root(absolute(root.as_ref())?, Access::ReadOnly)?;
+        }
+        boundary.base = boundary.roots.first().map(|root| root.path.clone());
+        Ok(boundary)
+    }
+
+    /// Whether this is a restricted boundary (skill roots only, no workspace).
+    #[must_use]
+    pub fn is_restricted(&self) -> bool {
+        self.restricted
+    }
+
+    /// The workspace of a normal boundary, if it exists; `None` when restricted.
+    #[must_use]
+    pub fn workspace(&self) -> Option<&Path> {
+        self.roots
+            .iter()
+            .find(|root| root.access == Access::ReadWrite)
+            .map(|root| root.path.as_path())
+    }
+
+    /// The read-only skill roots that exist, in the order given.
+    pub fn skill_roots(&self) -> impl Iterator<Item = &Path> {
+        self.roots
+            .iter()
+            .filter(|root| root.access == Access::ReadOnly)
+            .map(|root| root.path.as_path())
+    }
+
+    /// The directory relative paths resolve against: the workspace, or the first root when
+    /// restricted. `None` for a restricted boundary without roots.
+    #[must_use]
+    pub fn base(&self) -> Option<&Path> {
+        self.base.as_deref()
+    }
+
+    /// Whether a host may write at `path`: only inside the workspace of a normal boundary, and not
+    /// inside a skill root that lies within the workspace.
+    ///
+    /// This is lexical knowledge for hosts with write tools; it does not touch the disk, so a
+    /// writer must still open beneath the workspace rather than by path.
+    #[must_use]
+    pub fn is_writable(&self, path: &Path) -> bool {
+        self.locate(path)
+            .is_ok_and(|location| location.root.access == Access::ReadWrite)
+    }
+
+    /// The absolute, lexically normalised form of `path`, if it lies inside the boundary.
+    ///
+    /// This does not touch the disk: a path that passes may still be refused by
+    /// [`ReadBoundary::open`] (for example because a symbolic link on the way leaves its root).
+    ///
+    /// # Errors
+    ///
+    /// [`BoundaryError::NulByte`] or [`BoundaryError::OutsideBoundary`].
+    pub fn resolve(&self, path: &Path) -> Result<PathBuf, BoundaryError> {
+        self.locate(path).map(|location| location.absolute)
+    }
+
+    /// Opens the regular file at `path` for reading, beneath the root it belongs to.
+    ///
+    /// `path` is absolute or relative to [`ReadBoundary::base`]; see the type's rules.
+    ///
+    /// # Errors
+    ///
+    /// - [`BoundaryError::NulByte`] for a path holding a NUL byte;
+    /// - [`BoundaryError::OutsideBoundary`] for a path outside every root or a symbolic link
+    ///   leaving its root;
+    /// - [`BoundaryError::NotFound`] when nothing exists there;
+    /// - [`BoundaryError::IsDirectory`] and [`BoundaryError::NotRegularFile`] for anything that
+    ///   is not a regular file (never blocking on a FIFO);
+    /// - [`BoundaryError::Io`] for other failures of the operating system.
+    pub fn open(&self, path: &Path) -> Result<BoundaryFile, BoundaryError> {
+        let location = self.locate(path)?;
+        open_beneath(location)
+    }
+
+    /// Picks the most specific root `path` lies in.
+    fn locate(&self, path: &Path) -> Result<Location<'_>, BoundaryError> {
+        if lexical::has_nul(path) {
+            return Err(BoundaryError::NulByte);
+        }
+        let absolute = match (&self.base, path.is_absolute()) {
+            (_, true) => lexical::normalize(Path::new("/"), path),
+            (Some(base), false) => lexical::normalize(base, path),
+            (None, false) => return Err(BoundaryError::OutsideBoundary),
+        };
+        let (root, relative) = self
+            .roots
+            .iter()
+            .filter_map(|root| Some((root, absolute.strip_prefix(&root.path).ok()?)))
+            .max_by_key(|(root, _)| root.path.components().count())
+            .ok_or(BoundaryError::OutsideBoundary)?;
+        let relative = relative.to_path_buf();
+        Ok(Location {
+            root,
+            absolute,
+            relative,
+        })
+    }
+
+    /// Opens the handle of a root, skipping roots that are missing, not directories, or already
+    /// present.
+    fn add_root(&mut self, path: PathBuf, access: Access) -> Result<(), BoundaryError> {
+        if self.roots.iter().any(|root| root.path == path) {
+            return Ok(());
+        }
+        match Dir::open_ambient_dir(&path, ambient_authority()) {
+            Ok(directory) => {
+                self.roots.push(Root {
+                    path,
+                    directory,
+                    access,
+                });
+                Ok(())
+            }
+            Err(error) if is_absent(&error) => {
+                tracing::debug!(root = %path.display(), "skipping a read root that does not exist");
+                Ok(())
+            }
+            Err(source) => Err(BoundaryError::Root { path, source }),
+        }
+    }
+}
+
+/// The one place a file is opened: beneath the handle of the root the path belongs to.
+fn open_beneath(location: Location<'_>) -> Result<BoundaryFile, BoundaryError> {
+    let Location {
+        root,
+        absolute,
+        relative,
+    } = location;
+    let target = if relative.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        relative.as_path()
+    };
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .follow(FollowSymlinks::Yes)
+        .nonblock(true)
+        .maybe_dir(true);
+    let file = match root.directory.open_with(target, &options) {
+        Ok(file) => file,
+        Err(error) => return Err(open_failure(root, target, absolute, error)),
+    };
+    let metadata = match file.metadata() {
+        Ok(metadata) => metadata,
+        Err(source) => {
+            return Err(BoundaryError::Io {
+                path: absolute,
+                source,
+            });
+        }
+    };
+    check_regular(metadata.file_type(), absolute.clone())?;
+    Ok(BoundaryFile {
+        path: absolute,
+        size: metadata.len(),
+        file: file.into_std(),
+    })
+}
+
+/// Turns a failed open into the error a reader can act on.
+fn open_failure(root: &Root, target: &Path, path: PathBuf, error: io::Error) -> BoundaryError {
+    if is_escape(&error) {
+        return BoundaryError::OutsideBoundary;
+    }
+    match error.kind() {
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => BoundaryError::NotFound { path },
+        io::ErrorKind::IsADirectory => BoundaryError::IsDirectory { path },
+        // Opening a socket fails (`ENXIO`) before there is a handle to inspect; look at what is
+        // there, beneath the same root, only to word the error.
+        _ => match root.directory.metadata(target) {
+            Ok(metadata) => match check_regular(metadata.file_type(), path.clone()) {
+                Err(refusal) => refusal,
+                Ok(()) => BoundaryError::Io {
+                    path,
+                    source: error,
+                },
+            },
+            Err(_) => BoundaryError::Io {
+                path,
+                source: error,
+            },
+        },
+    }
+}
+
+/// Refuses anything but a regular file.
+fn check_regular(file_type: FileType, path: PathBuf) -> Result<(), BoundaryError> {
+    if file_type.is_file() {
+        Ok(())
+    } else if file_type.is_dir() {
+        Err(BoundaryError::IsDirectory { path })
+    } else {
+        Err(BoundaryError::NotRegularFile {
+            path,
+            kind: special_kind(file_type),
+        })
+    }
+}
+
+/// Names a special file's type in words.
+#[cfg(unix)]
+fn special_kind(file_type: FileType) -> &'static str {
+    use cap_std::fs::FileTypeExt;
+    if file_type.is_fifo() {
+        "FIFO (named pipe)"
+    } else if file_type.is_socket() {
+        "socket"
+    } else if file_type.is_char_device() {
+        "character device"
+    } else if file_type.is_block_device() {
+        "block device"
+    } else {
+        "special file"
+    }
+}
+
+/// Names a special file's type in words.
+#[cfg(not(unix))]
+fn special_kind(_file_type: FileType) -> &'static str {
+    "special file"
+}
+
+/// Whether cap-std refused an open because it would leave the root.
+///
+/// cap-std reports every escape (including `openat2`'s `EXDEV`) as a `PermissionDenied` error
+/// that carries no operating-system code; a real `EACCES` carries one.
+fn is_escape(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::PermissionDenied && error.raw_os_error().is_none()
+}
+
+/// Whether opening a root failed because there is no directory there.
+fn is_absent(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+/// Makes a root absolute (against the current directory when relative) and normalises it.
+fn absolute(path: &Path) -> Result<PathBuf, BoundaryError> {
+    let absolute = std::path::absolute(path).map_err(|source| BoundaryError::Root {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(lexical::normalize(Path::new("/"), &absolute))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree() -> tempfile::TempDir {
+        let temporary = tempfile::tempdir().unwrap();
+        let top = temporary.path();
+        fs::create_dir_all(top.join("ws/.skillbook/skills/pdf")).unwrap();
+        fs::create_dir_all(top.join("home-skills/docx")).unwrap();
+        fs::write(top.join("ws/notes.md"), "notes").unwrap();
+        fs::write(top.join("ws/.skillbook/skills/pdf/SKILL.md"), "pdf").unwrap();
+        fs::write(top.join("home-skills/docx/SKILL.md"), "docx").unwrap();
+        temporary
+    }
+
+    #[test]
+    fn the_most_specific_root_wins_and_only_the_workspace_is_writable() {
+        let temporary = tree();
+        let top = temporary.path();
+        let skills = top.join("ws/.skillbook/skills");
+        let boundary =
+            ReadBoundary::new(top.join("ws"), [&skills, &top.join("home-skills")]).unwrap();
+        assert!(boundary.is_writable(&top.join("ws/notes.md")));
+        assert!(boundary.is_writable(Path::new("new/file.md")));
+        assert!(!boundary.is_writable(&skills.join("pdf/SKILL.md")));
+        assert!(!boundary.is_writable(&top.join("home-skills/docx/SKILL.md")));
+        assert!(!boundary.is_writable(&top.join("elsewhere")));
+        let location = boundary.locate(&skills.join("pdf/SKILL.md")).unwrap();
+        assert_eq!(location.root.path, skills);
+        assert_eq!(location.relative, PathBuf::from("pdf/SKILL.md"));
+    }
+
+    #[test]
+    fn missing_roots_are_skipped_and_duplicates_kept_once() {
+        let temporary = tree();
+        let top = temporary.path();
+        let docx = top.join("home-skills");
+        let boundary =
+            ReadBoundary::restricted([top.join("missing"), docx.clone(), docx.join(".")]).unwrap();
+        assert_eq!(boundary.skill_roots().collect::<Vec<_>>(), [docx.as_path()]);
+        assert_eq!(boundary.base(), Some(docx.as_path()));
+        assert_eq!(boundary.open(Path::new("docx/SKILL.md")).unwrap().size(), 4);
+    }
+
+    #[test]
+    fn restricted_without_roots_refuses_everything() {
+        let boundary = ReadBoundary::restricted(Vec::<PathBuf>::new()).unwrap();
+        assert!(boundary.base().is_none());
+        for path in ["SKILL.md", "/etc/hostname", ""] {
+            assert!(matches!(
+                boundary.open(Path::new(path)),
+                Err(BoundaryError::OutsideBoundary)
+            ));
+        }
+    }
+
+    #[test]
+    fn a_root_itself_is_a_directory() {
+        let temporary = tree();
+        let boundary = ReadBoundary::restricted([temporary.path().join("home-skills")]).unwrap();
+        assert!(matches!(
+            boundary.open(Path::new("")),
+            Err(BoundaryError::IsDirectory { .. })
+        ));
+        assert!(matches!(
+            boundary.open(Path::new("docx")),
+            Err(BoundaryError::IsDirectory { .. })
+        ));
+    }
+
+    #[test]
+    fn a_file_used_as_a_directory_is_not_found() {
+        let temporary = tree();
+        let boundary = ReadBoundary::restricted([temporary.path().join("home-skills")]).unwrap();
+        assert!(matches!(
+            boundary.open(Path::new("docx/SKILL.md/more")),
+            Err(BoundaryError::NotFound { .. })
+        ));
+    }
+}

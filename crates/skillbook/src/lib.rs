@@ -48,10 +48,12 @@ pub mod read;
 mod skill;
 pub mod sources;
 
+pub use boundary::{BoundaryError, ReadBoundary};
 pub use catalog::{Catalog, Fingerprint, RenderedCatalog, append_to_prompt};
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{
     Discovered, Discovery, DuplicatePolicy, Home, Limits, Root, RootKind, SymlinkPolicy,
     discover_default,
 };
+pub use read::{KnownSkill, ReadError, ReadFile, ReadRequest, ReadResult};
 pub use skill::{DEFAULT_DESCRIPTION, Skill, Source};

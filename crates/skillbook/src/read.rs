@@ -1,1 +1,438 @@
-//! The `read_file` tool.
+//! The `read_file` tool: segmented, streaming reads of text files inside a [`ReadBoundary`].
+//!
+//! ```no_run
+//! use skillbook::boundary::ReadBoundary;
+//! use skillbook::read::{KnownSkill, ReadFile};
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let boundary = ReadBoundary::restricted(["/home/me/.agents/skills"])?;
+//! let mut tool = ReadFile::new(&boundary);
+//! tool.name("read_skill_file").skill(KnownSkill::new(
+//!     "pdf",
+//!     "/home/me/.agents/skills/pdf/SKILL.md",
+//!     "/home/me/.agents/skills/pdf",
+//! ));
+//! let schema = tool.schema(); // offered to the model with the other tools
+//! let result = tool.call(&json!({"path": "pdf/SKILL.md", "startLine": 1, "endLine": "50"}))?;
+//! assert_eq!(result.skill.as_deref(), Some("pdf"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # What a call returns
+//!
+//! - Lines end at `\n`, `\r\n` or a lone `\r`. `content` holds the lines of the range joined by
+//!   `\n`, without line numbers; empty lines inside the range are kept. A UTF-8 byte order mark
+//!   at the start of the file is dropped.
+//! - `maxChars` (default [`DEFAULT_MAX_CHARS`], at most [`MAX_CHARS_CEILING`]) counts characters,
+//!   not bytes. Whole lines are returned while they fit; the first line that does not fit ends
+//!   the segment, and `nextStartLine` points at it. Only a first line longer than `maxChars` is
+//!   cut, at a character boundary; its remainder can be read by asking again with a larger
+//!   `maxChars`. Either way `truncated` is `true`.
+//! - Reads stream: lines before `startLine` are scanned, not kept, and memory stays the same
+//!   for a 1 KiB and a 4 GiB file. Hence `totalLines` is reported only when the end of the file
+//!   lies within the look-ahead (default [`DEFAULT_LOOK_AHEAD_BYTES`]) after the last line
+//!   returned; otherwise it is left out and `nextStartLine` says there is more.
+//! - Files over the size limit (default [`DEFAULT_MAX_FILE_BYTES`], can be disabled) are
+//!   refused. A NUL byte or invalid UTF-8 in the first 8 KiB, or in a returned line, makes the
+//!   file "not text".
+//! - When the file is the SKILL.md of a [`KnownSkill`], the content of every segment is wrapped
+//!   in `<skill_instructions name="…" dir="…">` … `</skill_instructions>` and the result carries
+//!   `"skill": "<name>"`, so a host's context compaction can tell skill instructions from other
+//!   reads. `maxChars` counts the content inside the wrapper.
+
+mod arguments;
+mod error;
+mod lines;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::boundary::ReadBoundary;
+
+pub use error::ReadError;
+
+/// The tool name a reader is offered under unless renamed.
+pub const DEFAULT_TOOL_NAME: &str = "read_file";
+
+/// How many characters a call returns when it does not say (`maxChars`).
+pub const DEFAULT_MAX_CHARS: usize = 12_000;
+
+/// The most characters one call returns, whatever `maxChars` asks; larger requests are treated
+/// as this and flagged `truncated` as usual when the range does not fit.
+pub const MAX_CHARS_CEILING: usize = 1_000_000;
+
+/// The default size limit: files larger than 64 MiB are refused as too large.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How many bytes past a segment are scanned by default to learn the total line count (1 MiB).
+pub const DEFAULT_LOOK_AHEAD_BYTES: u64 = 1024 * 1024;
+
+/// The tool's description, shown to the model in the schema.
+const DESCRIPTION: &str = include_str!("read/description.md");
+
+/// A skill whose SKILL.md gets the compaction marker when read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownSkill {
+    /// The skill's name, as the catalog shows it.
+    pub name: String,
+    /// The absolute path of its SKILL.md.
+    pub path: PathBuf,
+    /// The absolute path of its directory.
+    pub directory: PathBuf,
+}
+
+impl KnownSkill {
+    /// A known skill from its name, SKILL.md path and directory.
+    pub fn new(
+        name: impl Into<String>,
+        path: impl Into<PathBuf>,
+        directory: impl Into<PathBuf>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            path: path.into(),
+            directory: directory.into(),
+        }
+    }
+}
+
+/// One read, as typed values: what a call's JSON arguments are parsed into.
+///
+/// Hosts and command-line tools that do not hold JSON build this directly and pass it to
+/// [`ReadFile::read`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadRequest {
+    /// The file: absolute, or relative to the boundary's base (see [`ReadBoundary::base`]).
+    pub path: PathBuf,
+    /// The first line, 1-based (default 1).
+    pub start_line: u64,
+    /// The last line, inclusive (default: as far as `max_chars` allows).
+    pub end_line: Option<u64>,
+    /// The most characters to return (default [`DEFAULT_MAX_CHARS`]).
+    pub max_chars: Option<usize>,
+}
+
+impl ReadRequest {
+    /// A request for `path` from its first line, with the default `max_chars`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            start_line: 1,
+            end_line: None,
+            max_chars: None,
+        }
+    }
+
+    /// Checks the values a JSON schema cannot: a non-blank path, lines and `max_chars` of at
+    /// least 1, and `end_line` not before `start_line`.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::MissingPath`] for a blank path, [`ReadError::InvalidArgument`] otherwise.
+    pub fn validate(&self) -> Result<(), ReadError> {
+        if self.path.to_string_lossy().trim().is_empty() {
+            return Err(ReadError::MissingPath);
+        }
+        let below_one = |argument: &'static str| ReadError::InvalidArgument {
+            argument,
+            problem: "expected a positive whole number (1 or more), got 0".to_owned(),
+        };
+        if self.start_line == 0 {
+            return Err(below_one("startLine"));
+        }
+        if self.max_chars == Some(0) {
+            return Err(below_one("maxChars"));
+        }
+        match self.end_line {
+            Some(0) => Err(below_one("endLine")),
+            Some(end_line) if end_line < self.start_line => Err(ReadError::InvalidArgument {
+                argument: "endLine",
+                problem: format!(
+                    "{end_line} is before startLine {start_line}; pass an endLine of at least \
+                     {start_line}, or leave it out to read on",
+                    start_line = self.start_line
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What a successful call returns; serialises to the JSON a model sees (camelCase names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ReadResult {
+    /// The absolute path of the file read.
+    pub path: String,
+    /// The lines read, joined by `\n`; wrapped in `<skill_instructions>` for a skill's SKILL.md.
+    pub content: String,
+    /// The first line returned, 1-based.
+    pub start_line: u64,
+    /// The last line returned (inclusive; it may be cut short when `truncated`).
+    /// `start_line - 1` when nothing was returned (an empty file).
+    pub end_line: u64,
+    /// Whether `maxChars` stopped the read before the end of the range asked for.
+    pub truncated: bool,
+    /// The number of lines in the file, when its end was reached within the look-ahead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_lines: Option<u64>,
+    /// Where to continue, when there is more to read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_start_line: Option<u64>,
+    /// The name of the skill whose SKILL.md this is (the compaction marker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skill: Option<String>,
+}
+
+impl ReadResult {
+    /// The result as the JSON object a model sees.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        // Serialising strings, numbers and booleans cannot fail.
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+/// The `read_file` tool over a [`ReadBoundary`].
+///
+/// Configure it with the `&mut self` setters below; each documents its default.
+#[derive(Debug, Clone)]
+pub struct ReadFile<'boundary> {
+    boundary: &'boundary ReadBoundary,
+    name: String,
+    skills: Vec<(Option<PathBuf>, KnownSkill)>,
+    max_file_bytes: Option<u64>,
+    look_ahead_bytes: u64,
+}
+
+impl<'boundary> ReadFile<'boundary> {
+    /// A reader over `boundary`, named [`DEFAULT_TOOL_NAME`], with no known skills.
+    #[must_use]
+    pub fn new(boundary: &'boundary ReadBoundary) -> Self {
+        Self {
+            boundary,
+            name: DEFAULT_TOOL_NAME.to_owned(),
+            skills: Vec::new(),
+            max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
+            look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
+        }
+    }
+
+    /// Sets the tool name used in the schema (default [`DEFAULT_TOOL_NAME`]; a runtime whose
+    /// host already owns `read_file` uses `read_skill_file`).
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Adds a skill whose SKILL.md gets the compaction marker (default: none).
+    pub fn skill(&mut self, skill: KnownSkill) -> &mut Self {
+        let resolved = self.boundary.resolve(&skill.path).ok();
+        self.skills.push((resolved, skill));
+        self
+    }
+
+    /// Adds several known skills; see [`ReadFile::skill`].
+    pub fn skills(&mut self, skills: impl IntoIterator<Item = KnownSkill>) -> &mut Self {
+        for skill in skills {
+            self.skill(skill);
+        }
+        self
+    }
+
+    /// Sets the size limit in bytes; `None` disables it (default [`DEFAULT_MAX_FILE_BYTES`]).
+    pub fn max_file_bytes(&mut self, limit: Option<u64>) -> &mut Self {
+        self.max_file_bytes = limit;
+        self
+    }
+
+    /// Sets how many bytes past a segment are scanned to learn `totalLines`
+    /// (default [`DEFAULT_LOOK_AHEAD_BYTES`]; `0` reports it only when the segment ends the file).
+    pub fn look_ahead_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.look_ahead_bytes = bytes;
+        self
+    }
+
+    /// The name the tool is offered under.
+    #[must_use]
+    pub fn tool_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool definition in the OpenAI function-tool shape:
+    /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
+    #[must_use]
+    pub fn schema(&self) -> Value {
+        json!({
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": DESCRIPTION.trim_end(),
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "path": {
+                            "type": "string",
+                            "description": "The file to read: absolute, or relative to the \
+                                workspace (to the first skill directory when only skills are \
+                                readable)."
+                        },
+                        "startLine": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "The first line to return, 1-based (default 1)."
+                        },
+                        "endLine": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "The last line to return, inclusive (default: as \
+                                far as maxChars allows)."
+                        },
+                        "maxChars": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": format!(
+                                "The most characters to return (default {DEFAULT_MAX_CHARS})."
+                            )
+                        }
+                    },
+                    "required": ["path"],
+                    "additionalProperties": false
+                }
+            }
+        })
+    }
+
+    /// Runs one call with the model's arguments.
+    ///
+    /// # Errors
+    ///
+    /// One [`ReadError`] per failure, each with its own [`ReadError::code`]: a missing `path`,
+    /// an invalid argument (including a `startLine` past the end of the file), a path outside
+    /// the boundary, not found, a directory, not a regular file, not text, too large, or I/O.
+    pub fn call(&self, arguments: &Value) -> Result<ReadResult, ReadError> {
+        self.read(&arguments::parse(arguments)?)
+    }
+
+    /// Runs one read from typed values; [`ReadFile::call`] parses JSON arguments into these.
+    ///
+    /// # Errors
+    ///
+    /// As [`ReadFile::call`].
+    pub fn read(&self, request: &ReadRequest) -> Result<ReadResult, ReadError> {
+        request.validate()?;
+        let opened = self.boundary.open(&request.path)?;
+        let path = opened.path().to_path_buf();
+        if let Some(limit) = self.max_file_bytes
+            && opened.size() > limit
+        {
+            return Err(ReadError::TooLarge {
+                size: opened.size(),
+                limit,
+                path,
+            });
+        }
+        let window = lines::Window {
+            start_line: request.start_line,
+            end_line: request.end_line,
+            max_chars: request
+                .max_chars
+                .unwrap_or(DEFAULT_MAX_CHARS)
+                .min(MAX_CHARS_CEILING),
+            look_ahead_bytes: self.look_ahead_bytes,
+        };
+        // A file that grows while it is read is read only up to the limit.
+        let file = opened
+            .into_file()
+            .take(self.max_file_bytes.unwrap_or(u64::MAX));
+        let segment = lines::text_reader(file)
+            .and_then(|reader| lines::read_segment(reader, &window))
+            .map_err(|error| segment_error(error, &path, request.start_line))?;
+        let skill = self.known_skill(&path);
+        Ok(ReadResult {
+            path: path.display().to_string(),
+            content: match skill {
+                Some(skill) => wrap_instructions(skill, &segment.content),
+                None => segment.content,
+            },
+            start_line: segment.start_line,
+            end_line: segment.end_line,
+            truncated: segment.truncated,
+            total_lines: segment.total_lines,
+            next_start_line: segment.next_start_line,
+            skill: skill.map(|skill| skill.name.clone()),
+        })
+    }
+
+    /// Runs one call and returns the JSON a model sees: the result, or `{"error", "message"}`.
+    #[must_use]
+    pub fn call_json(&self, arguments: &Value) -> Value {
+        match self.call(arguments) {
+            Ok(result) => result.to_json(),
+            Err(error) => error.to_json(),
+        }
+    }
+
+    /// The known skill whose SKILL.md lies at `path`.
+    fn known_skill(&self, path: &Path) -> Option<&KnownSkill> {
+        self.skills
+            .iter()
+            .find(|(resolved, _)| resolved.as_deref() == Some(path))
+            .map(|(_, skill)| skill)
+    }
+}
+
+/// Words a failure of the line reader for the model.
+fn segment_error(error: lines::SegmentError, path: &Path, start_line: u64) -> ReadError {
+    match error {
+        lines::SegmentError::NotText(reason) => ReadError::NotText {
+            path: path.to_path_buf(),
+            reason,
+        },
+        lines::SegmentError::StartPastEnd { total_lines } => ReadError::InvalidArgument {
+            argument: "startLine",
+            problem: format!(
+                "{start_line} is past the end of `{}`, which has {total_lines} lines; \
+                 pass a startLine of at most {}",
+                path.display(),
+                total_lines.max(1)
+            ),
+        },
+        lines::SegmentError::Io(source) => ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+    }
+}
+
+/// Wraps a skill's instructions in the compaction marker.
+fn wrap_instructions(skill: &KnownSkill, content: &str) -> String {
+    format!(
+        "<skill_instructions name=\"{}\" dir=\"{}\">\n{content}\n</skill_instructions>",
+        escape_attribute(&skill.name),
+        escape_attribute(&skill.directory.display().to_string()),
+    )
+}
+
+/// Escapes `&`, `<`, `>`, `"` and `'` for an XML attribute value.
+fn escape_attribute(value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    for character in value.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&apos;"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
+}

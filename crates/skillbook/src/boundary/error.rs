@@ -1,0 +1,95 @@
+//! Errors of the read boundary.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Why the boundary refused or failed to open a path.
+///
+/// Every variant except [`BoundaryError::OutsideBoundary`] names the path it is about. The outside
+/// variant names nothing and reads the same whether or not the target exists, so a refusal
+/// reveals nothing about the file system beyond the boundary.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BoundaryError {
+    /// The path lies outside every readable root, or a symbolic link on the way leads out of its
+    /// root.
+    #[error(
+        "the path is outside the directories this tool may read; \
+         use a path inside the workspace or a skill directory"
+    )]
+    OutsideBoundary,
+
+    /// The path holds a NUL byte.
+    #[error("the path contains a NUL byte, which no file name can hold; pass the plain file path")]
+    NulByte,
+
+    /// The path lies inside the boundary but nothing exists there.
+    #[error(
+        "`{path}` does not exist; check the spelling against the skill's SKILL.md \
+         (relative paths resolve against the workspace, or against the first skill \
+         directory when only skills are readable)",
+        path = path.display()
+    )]
+    NotFound {
+        /// The absolute path that was looked up.
+        path: PathBuf,
+    },
+
+    /// The path names a directory.
+    #[error(
+        "`{path}` is a directory, not a file; read a file inside it, such as its SKILL.md",
+        path = path.display()
+    )]
+    IsDirectory {
+        /// The absolute path of the directory.
+        path: PathBuf,
+    },
+
+    /// The path names a FIFO, socket, device or other special file.
+    #[error(
+        "`{path}` is a {kind}, not a regular file; only regular files can be read",
+        path = path.display()
+    )]
+    NotRegularFile {
+        /// The absolute path of the special file.
+        path: PathBuf,
+        /// What the file is, in words (for example `FIFO (named pipe)`).
+        kind: &'static str,
+    },
+
+    /// The operating system failed to open or inspect a path inside the boundary.
+    #[error("could not open `{path}`: {source}", path = path.display())]
+    Io {
+        /// The absolute path that was being opened.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+
+    /// A root exists but could not be opened when the boundary was built.
+    #[error("could not open the read root `{path}`: {source}", path = path.display())]
+    Root {
+        /// The absolute path of the root.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+impl BoundaryError {
+    /// A stable, machine-readable code for this error.
+    ///
+    /// The codes are `outside_boundary`, `invalid_argument` (a NUL byte), `not_found`,
+    /// `is_directory`, `not_regular_file` and `io` (for both I/O variants).
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::OutsideBoundary => "outside_boundary",
+            Self::NulByte => "invalid_argument",
+            Self::NotFound { .. } => "not_found",
+            Self::IsDirectory { .. } => "is_directory",
+            Self::NotRegularFile { .. } => "not_regular_file",
+            Self::Io { .. } | Self::Root { .. } => "io",
+        }
+    }
+}
