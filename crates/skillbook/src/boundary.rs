@@ -21,7 +21,6 @@
 //! ```
 
 mod error;
-mod lexical;
 
 use std::fs;
 use std::io;
@@ -32,6 +31,8 @@ use cap_fs_ext::{
 };
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, FileType, OpenOptions};
+
+use crate::paths;
 
 pub use error::BoundaryError;
 
@@ -149,7 +150,7 @@ impl ReadBoundary {
         boundary.add_root(workspace.clone(), Access::ReadWrite)?;
         for root in roots {
             boundary.add_root(
-                lexical::normalize(&workspace, root.as_ref()),
+                paths::absolute_against(&workspace, root.as_ref()),
                 Access::ReadOnly,
             )?;
         }
@@ -257,12 +258,12 @@ impl ReadBoundary {
 
     /// Picks the most specific root `path` lies in.
     fn locate(&self, path: &Path) -> Result<Location<'_>, BoundaryError> {
-        if lexical::has_nul(path) {
+        if has_nul(path) {
             return Err(BoundaryError::NulByte);
         }
         let absolute = match (&self.base, path.is_absolute()) {
-            (_, true) => lexical::normalize(Path::new("/"), path),
-            (Some(base), false) => lexical::normalize(base, path),
+            (_, true) => paths::absolute_against(Path::new("/"), path),
+            (Some(base), false) => paths::absolute_against(base, path),
             (None, false) => return Err(BoundaryError::OutsideBoundary),
         };
         let (root, relative) = self
@@ -427,7 +428,7 @@ fn absolute(path: &Path) -> Result<PathBuf, BoundaryError> {
         path: path.to_path_buf(),
         source,
     })?;
-    Ok(lexical::normalize(Path::new("/"), &absolute))
+    Ok(paths::absolute_against(Path::new("/"), &absolute))
 }
 
 #[cfg(test)]
@@ -511,4 +512,9 @@ mod tests {
             Err(BoundaryError::NotFound { .. })
         ));
     }
+}
+
+/// Whether `path` holds a NUL byte, which no file name can hold.
+fn has_nul(path: &Path) -> bool {
+    path.as_os_str().as_encoded_bytes().contains(&0)
 }

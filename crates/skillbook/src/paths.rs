@@ -66,6 +66,22 @@ mod tests {
     }
 
     #[test]
+    fn encoded_and_backslash_names_stay_literal() {
+        assert_eq!(
+            absolute_against(Path::new("/ws"), Path::new("%2e%2e%2fetc")),
+            PathBuf::from("/ws/%2e%2e%2fetc")
+        );
+        assert_eq!(
+            absolute_against(Path::new("/ws"), Path::new(r"..\..\x")),
+            PathBuf::from(r"/ws/..\..\x")
+        );
+        assert_eq!(
+            absolute_against(Path::new("/ws"), Path::new("../../../../x")),
+            PathBuf::from("/x")
+        );
+    }
+
+    #[test]
     fn relative_paths_resolve_against_the_base() {
         assert_eq!(
             absolute_against(Path::new("/work/space"), Path::new("../shared/skills")),
