@@ -431,6 +431,11 @@ fn absolute(path: &Path) -> Result<PathBuf, BoundaryError> {
     Ok(paths::absolute_against(Path::new("/"), &absolute))
 }
 
+/// Whether `path` holds a NUL byte, which no file name can hold.
+fn has_nul(path: &Path) -> bool {
+    path.as_os_str().as_encoded_bytes().contains(&0)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 mod tests {
@@ -512,9 +517,4 @@ mod tests {
             Err(BoundaryError::NotFound { .. })
         ));
     }
-}
-
-/// Whether `path` holds a NUL byte, which no file name can hold.
-fn has_nul(path: &Path) -> bool {
-    path.as_os_str().as_encoded_bytes().contains(&0)
 }
