@@ -22,6 +22,8 @@ pub(crate) enum Command {
     Catalog(CatalogArgs),
     /// Print one skill's SKILL.md.
     Show(ShowArgs),
+    /// Run the `read_file` tool as a model would and print its JSON result.
+    Read(ReadArgs),
 }
 
 /// Options shared by every command (SPEC §9).
@@ -82,4 +84,24 @@ pub(crate) struct CatalogArgs {
 pub(crate) struct ShowArgs {
     /// The skill's name (case does not matter).
     pub(crate) name: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReadArgs {
+    /// The file: relative to the workspace (to the first skill root with --restricted), or
+    /// absolute.
+    pub(crate) path: PathBuf,
+    /// The first line to return, 1-based.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) start_line: Option<u64>,
+    /// The last line to return, inclusive.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) end_line: Option<u64>,
+    /// The most characters to return.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_chars: Option<usize>,
+    /// Read only inside the skill roots, as the agent runtime does; the workspace is not
+    /// readable.
+    #[arg(long)]
+    pub(crate) restricted: bool,
 }

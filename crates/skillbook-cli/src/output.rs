@@ -11,12 +11,15 @@ use skillbook::Diagnostic;
 pub(crate) enum Outcome {
     /// Exit 0.
     Success,
+    /// Exit 1: the command ran and reports a failure.
+    Failure,
 }
 
 impl Outcome {
     pub(crate) fn exit_code(self) -> ExitCode {
         match self {
             Outcome::Success => ExitCode::SUCCESS,
+            Outcome::Failure => ExitCode::FAILURE,
         }
     }
 }

@@ -426,3 +426,88 @@ fn an_unreadable_directory_is_reported_and_siblings_still_listed() {
         locked.display().to_string()
     );
 }
+
+#[test]
+fn read_prints_the_tool_result_with_the_skill_marker() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "pdf",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\nline 5\n\nline 7\n",
+    );
+    let output = fixture
+        .command()
+        .args([
+            "read",
+            ".agents/skills/pdf/SKILL.md",
+            "--start-line",
+            "5",
+            "--end-line",
+            "6",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&fixture.redact(&stdout(&output))).unwrap();
+    assert_eq!(
+        result,
+        json!({
+            "path": "[WS]/.agents/skills/pdf/SKILL.md",
+            "content": "<skill_instructions name=\"pdf\" dir=\"[WS]/.agents/skills/pdf\">\nline 5\n\n</skill_instructions>",
+            "startLine": 5,
+            "endLine": 6,
+            "truncated": false,
+            "totalLines": 7,
+            "nextStartLine": 7,
+            "skill": "pdf"
+        })
+    );
+}
+
+#[test]
+fn read_errors_are_json_objects_with_a_stable_code_and_exit_1() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "pdf",
+        "---\nname: pdf\ndescription: P.\n---\n",
+    );
+    fs::write(
+        fixture.workspace.path().join("notes.md"),
+        "workspace notes\n",
+    )
+    .unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (&["read", "../../../../etc/passwd"], "outside_boundary"),
+        (&["read", "missing.md"], "not_found"),
+        (&["read", ".agents"], "is_directory"),
+        (&["read", "notes.md", "--restricted"], "not_found"),
+    ];
+    for (arguments, code) in cases {
+        let output = fixture.command().args(arguments).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{arguments:?}");
+        let error: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(error["error"], code, "{arguments:?}: {error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|message| !message.is_empty())
+        );
+    }
+    let absolute = fixture.workspace.path().join("notes.md");
+    let output = fixture
+        .command()
+        .args(["read", "--restricted"])
+        .arg(&absolute)
+        .output()
+        .unwrap();
+    let error: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(error["error"], "outside_boundary");
+    assert!(!stdout(&output).contains("workspace notes"));
+    let usage = fixture
+        .command()
+        .args(["read", "notes.md", "--start-line", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+}

@@ -101,6 +101,12 @@ impl KnownSkill {
     }
 }
 
+impl From<&crate::Skill> for KnownSkill {
+    fn from(skill: &crate::Skill) -> Self {
+        KnownSkill::new(&skill.name, &skill.path, &skill.directory)
+    }
+}
+
 /// One read, as typed values: what a call's JSON arguments are parsed into.
 ///
 /// Hosts and command-line tools that do not hold JSON build this directly and pass it to

@@ -5,6 +5,7 @@ use crate::output::Outcome;
 
 mod catalog;
 mod list;
+mod read;
 mod show;
 
 /// Runs the parsed command line.
@@ -13,5 +14,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::List => list::run(&cli.common),
         Command::Catalog(args) => catalog::run(&cli.common, args),
         Command::Show(args) => show::run(&cli.common, args),
+        Command::Read(args) => read::run(&cli.common, args),
     }
 }
