@@ -16,6 +16,7 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use crate::skill::Skill;
+use crate::sources::ProvidedSkill;
 
 /// The reader tool's default name.
 pub const DEFAULT_READER: &str = "read_file";
@@ -33,16 +34,21 @@ const CLOSING: &str = include_str!("catalog/closing.md");
 /// ```
 #[derive(Debug, Clone)]
 pub struct Catalog<'a> {
-    skills: Vec<&'a Skill>,
+    entries: Vec<CatalogEntry<'a>>,
     reader: String,
     budget: Option<usize>,
 }
 
 impl<'a> Catalog<'a> {
-    /// A catalog of `skills`; manual-only skills are left out when rendering.
+    /// A catalog of discovered `skills`; manual-only skills are left out when rendering.
     pub fn new(skills: impl IntoIterator<Item = &'a Skill>) -> Self {
+        Catalog::from_entries(skills.into_iter().map(CatalogEntry::from))
+    }
+
+    /// A catalog of any entries (discovered skills, provided skills, or both).
+    pub fn from_entries(entries: impl IntoIterator<Item = CatalogEntry<'a>>) -> Self {
         Catalog {
-            skills: skills.into_iter().collect(),
+            entries: entries.into_iter().collect(),
             reader: DEFAULT_READER.to_owned(),
             budget: None,
         }
@@ -62,17 +68,16 @@ impl<'a> Catalog<'a> {
 
     /// Renders the catalog, or `None` when no skill is model-visible.
     pub fn render(&self) -> Option<RenderedCatalog> {
-        let mut entries: Vec<Entry<'_>> = self
-            .skills
+        let mut entries: Vec<&CatalogEntry<'_>> = self
+            .entries
             .iter()
-            .filter(|skill| skill.is_model_visible())
-            .map(|skill| Entry::new(skill))
+            .filter(|entry| entry.model_visible)
             .collect();
         if entries.is_empty() {
             return None;
         }
         entries.sort_unstable_by(|left, right| left.sort_key().cmp(&right.sort_key()));
-        let rendered: Vec<String> = entries.iter().map(Entry::render).collect();
+        let rendered: Vec<String> = entries.iter().map(|entry| entry.render()).collect();
         let introduction = INTRODUCTION.replace("{reader}", &self.reader);
         let closing = CLOSING.replace("{reader}", &self.reader);
         let listed = self.fitting(&introduction, &rendered, &closing);
@@ -133,33 +138,69 @@ fn assemble(introduction: &str, entries: &[String], left_out: usize, closing: &s
     text
 }
 
-/// One catalog entry.
-struct Entry<'a> {
-    name: &'a str,
-    description: &'a str,
-    location: Cow<'a, str>,
+/// What the model sees of one skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CatalogEntry<'a> {
+    /// The skill's name.
+    pub name: Cow<'a, str>,
+    /// When to use it.
+    pub description: Cow<'a, str>,
+    /// Where the reader finds its SKILL.md: an absolute path or a `skill://` URI.
+    pub location: Cow<'a, str>,
+    /// False for manual-only skills, which are never listed.
+    pub model_visible: bool,
 }
 
-impl<'a> Entry<'a> {
-    fn new(skill: &'a Skill) -> Self {
-        Entry {
-            name: skill.name.trim(),
-            description: skill.description.trim(),
-            location: skill.path.to_string_lossy(),
+impl<'a> CatalogEntry<'a> {
+    /// An entry from its parts.
+    pub fn new(
+        name: impl Into<Cow<'a, str>>,
+        description: impl Into<Cow<'a, str>>,
+        location: impl Into<Cow<'a, str>>,
+        model_visible: bool,
+    ) -> Self {
+        CatalogEntry {
+            name: name.into(),
+            description: description.into(),
+            location: location.into(),
+            model_visible,
         }
     }
 
     fn sort_key(&self) -> (&str, &str, &str) {
-        (self.name, self.description, &self.location)
+        (self.name.trim(), self.description.trim(), &self.location)
     }
 
     fn render(&self) -> String {
         format!(
             "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    \
              <location>{}</location>\n  </skill>\n",
-            escape_xml(self.name),
-            escape_xml(self.description),
+            escape_xml(self.name.trim()),
+            escape_xml(self.description.trim()),
             escape_xml(&self.location)
+        )
+    }
+}
+
+impl<'a> From<&'a Skill> for CatalogEntry<'a> {
+    fn from(skill: &'a Skill) -> Self {
+        CatalogEntry::new(
+            skill.name.as_str(),
+            skill.description.as_str(),
+            skill.path.to_string_lossy(),
+            skill.is_model_visible(),
+        )
+    }
+}
+
+impl<'a> From<&'a ProvidedSkill> for CatalogEntry<'a> {
+    fn from(skill: &'a ProvidedSkill) -> Self {
+        CatalogEntry::new(
+            skill.name(),
+            skill.description(),
+            skill.uri(),
+            !skill.disable_model_invocation(),
         )
     }
 }

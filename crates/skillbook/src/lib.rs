@@ -49,7 +49,7 @@ mod skill;
 pub mod sources;
 
 pub use boundary::{BoundaryError, ReadBoundary};
-pub use catalog::{Catalog, Fingerprint, RenderedCatalog, append_to_prompt};
+pub use catalog::{Catalog, CatalogEntry, Fingerprint, RenderedCatalog, append_to_prompt};
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{
     Discovered, Discovery, DuplicatePolicy, Home, Limits, Root, RootKind, SymlinkPolicy,

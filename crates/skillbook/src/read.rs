@@ -53,6 +53,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::boundary::ReadBoundary;
+use crate::catalog::escape_xml;
 
 pub use error::ReadError;
 
@@ -345,36 +346,17 @@ impl<'boundary> ReadFile<'boundary> {
                 path,
             });
         }
-        let window = lines::Window {
-            start_line: request.start_line,
-            end_line: request.end_line,
-            max_chars: request
-                .max_chars
-                .unwrap_or(DEFAULT_MAX_CHARS)
-                .min(MAX_CHARS_CEILING),
-            look_ahead_bytes: self.look_ahead_bytes,
-        };
         // A file that grows while it is read is read only up to the limit.
         let file = opened
             .into_file()
             .take(self.max_file_bytes.unwrap_or(u64::MAX));
-        let segment = lines::text_reader(file)
-            .and_then(|reader| lines::read_segment(reader, &window))
-            .map_err(|error| segment_error(error, &path, request.start_line))?;
-        let skill = self.known_skill(&path);
-        Ok(ReadResult {
-            path: path.display().to_string(),
-            content: match skill {
-                Some(skill) => wrap_instructions(skill, &segment.content),
-                None => segment.content,
-            },
-            start_line: segment.start_line,
-            end_line: segment.end_line,
-            truncated: segment.truncated,
-            total_lines: segment.total_lines,
-            next_start_line: segment.next_start_line,
-            skill: skill.map(|skill| skill.name.clone()),
-        })
+        segment(
+            file,
+            &path,
+            request,
+            self.look_ahead_bytes,
+            self.known_skill(&path),
+        )
     }
 
     /// Runs one call and returns the JSON a model sees: the result, or `{"error", "message"}`.
@@ -393,6 +375,42 @@ impl<'boundary> ReadFile<'boundary> {
             .find(|(resolved, _)| resolved.as_deref() == Some(path))
             .map(|(_, skill)| skill)
     }
+}
+
+/// Cuts one segment out of `reader` as [`ReadFile::read`] does, for files on disk and for skills
+/// held in memory alike. `skill` adds the compaction marker.
+pub(crate) fn segment<R: Read>(
+    reader: R,
+    path: &Path,
+    request: &ReadRequest,
+    look_ahead_bytes: u64,
+    skill: Option<&KnownSkill>,
+) -> Result<ReadResult, ReadError> {
+    let window = lines::Window {
+        start_line: request.start_line,
+        end_line: request.end_line,
+        max_chars: request
+            .max_chars
+            .unwrap_or(DEFAULT_MAX_CHARS)
+            .min(MAX_CHARS_CEILING),
+        look_ahead_bytes,
+    };
+    let segment = lines::text_reader(reader)
+        .and_then(|reader| lines::read_segment(reader, &window))
+        .map_err(|error| segment_error(error, path, request.start_line))?;
+    Ok(ReadResult {
+        path: path.display().to_string(),
+        content: match skill {
+            Some(skill) => wrap_instructions(skill, &segment.content),
+            None => segment.content,
+        },
+        start_line: segment.start_line,
+        end_line: segment.end_line,
+        truncated: segment.truncated,
+        total_lines: segment.total_lines,
+        next_start_line: segment.next_start_line,
+        skill: skill.map(|skill| skill.name.clone()),
+    })
 }
 
 /// Words a failure of the line reader for the model.
@@ -422,23 +440,7 @@ fn segment_error(error: lines::SegmentError, path: &Path, start_line: u64) -> Re
 fn wrap_instructions(skill: &KnownSkill, content: &str) -> String {
     format!(
         "<skill_instructions name=\"{}\" dir=\"{}\">\n{content}\n</skill_instructions>",
-        escape_attribute(&skill.name),
-        escape_attribute(&skill.directory.display().to_string()),
+        escape_xml(&skill.name),
+        escape_xml(&skill.directory.display().to_string()),
     )
-}
-
-/// Escapes `&`, `<`, `>`, `"` and `'` for an XML attribute value.
-fn escape_attribute(value: &str) -> String {
-    let mut escaped = String::with_capacity(value.len());
-    for character in value.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&apos;"),
-            other => escaped.push(other),
-        }
-    }
-    escaped
 }
