@@ -45,6 +45,7 @@ pub mod discovery;
 pub mod frontmatter;
 mod paths;
 pub mod read;
+pub mod runtime;
 mod skill;
 pub mod sources;
 

@@ -42,7 +42,7 @@
 //!   `"skill": "<name>"`, so a host's context compaction can tell skill instructions from other
 //!   reads. `maxChars` counts the content inside the wrapper.
 
-mod arguments;
+pub(crate) mod arguments;
 mod error;
 mod lines;
 

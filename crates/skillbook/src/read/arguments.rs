@@ -17,7 +17,7 @@ use super::{ReadError, ReadRequest};
 ///
 /// [`ReadError::MissingPath`] for an absent or null `path`; [`ReadError::InvalidArgument`] for
 /// a value of the wrong type or a number below 1.
-pub(super) fn parse(arguments: &Value) -> Result<ReadRequest, ReadError> {
+pub(crate) fn parse(arguments: &Value) -> Result<ReadRequest, ReadError> {
     let parsed;
     let arguments = match arguments {
         Value::String(text) => {

@@ -1,0 +1,347 @@
+//! The agent runtime: one prepared run per host request, for any LLM client.
+//!
+//! The library never talks to a model. [`SkillRuntime::prepare`] resolves the run's skills and
+//! returns what the host sends: the system prompt with the catalog, the tools with the skill
+//! reader appended, and context items to place before the history. The host runs its model loop
+//! and hands the reader's tool calls to [`PreparedRun::execute`]. Skills reach the model three
+//! ways:
+//!
+//! 1. **Model-selected** (the default). The catalog is appended to the system prompt and a
+//!    reader tool, `read_file` (or `read_skill_file` when the host already owns `read_file`), is
+//!    appended to the tools. The reader only reads the directories of the exposed skills.
+//! 2. **Host-named.** [`RunRequest::selected_skills`] injects those skills' bodies as a user
+//!    message before the history — never into the system prompt, which stays byte-identical so a
+//!    provider's prompt cache survives. Manual-only skills can be selected this way.
+//! 3. **Host-provided.** Skills held in memory ([`crate::sources`]) are listed as
+//!    `skill://<name>/SKILL.md` and served from memory.
+//!
+//! A complete tool loop with a scripted model:
+//!
+//! ```
+//! use serde_json::json;
+//! use skillbook::runtime::{Resolver, RunRequest, Scope, SkillRuntime, ToolCall};
+//! use skillbook::sources::ProvidedSkill;
+//!
+//! let workspace = tempfile::tempdir()?;
+//! let skill = ProvidedSkill::parse(
+//!     "---\nname: haiku\ndescription: Answer in a haiku.\n---\nWrite 5-7-5 syllables.\n",
+//! )?;
+//! let runtime = SkillRuntime::new(Resolver::fixed(
+//!     Scope::workspace(workspace.path()).with_provided([skill]),
+//! ));
+//! let run = runtime.prepare(RunRequest::new("You are terse."))?;
+//! assert!(run.system_prompt.contains("skill://haiku/SKILL.md"));
+//!
+//! // Send run.system_prompt, run.tools and run.items (then the history) to the model.
+//! let mut messages = vec![json!({"role": "system", "content": run.system_prompt})];
+//! messages.extend(run.items.iter().map(|item| item.to_message()));
+//! messages.push(json!({"role": "user", "content": "Describe autumn."}));
+//!
+//! // The model answers with a tool call; the host routes reader calls to the run.
+//! let call = ToolCall::new("call_1", "read_file", json!({"path": "skill://haiku/SKILL.md"}));
+//! assert!(run.handles(&call.name));
+//! let result = run.execute(&call);
+//! assert!(result.content.contains("Write 5-7-5 syllables."));
+//! assert_eq!(result.skill.as_deref(), Some("haiku")); // keep it when compacting
+//! messages.push(result.to_message());
+//! // …and the loop goes on until the model answers without tool calls.
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::catalog::{Catalog, RenderedCatalog, append_to_prompt};
+use crate::diagnostic::Diagnostic;
+use crate::skill::name_key;
+
+mod error;
+mod executor;
+mod messages;
+mod resolver;
+mod scope;
+mod selected;
+
+pub use error::RuntimeError;
+pub use executor::{
+    ACTIVATE_SKILL, PolicyCall, PolicyDecision, READ_FILE, READ_SKILL_FILE, ReadPolicy,
+};
+pub use messages::{ContextItem, ToolCall, ToolResult};
+pub use resolver::{Resolver, Scope};
+
+use executor::SkillReader;
+use scope::ScopedSkill;
+
+/// Size limits for host-selected skills (path 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SelectedLimits {
+    /// Most characters of one skill's body. Default 12,000.
+    pub max_chars: usize,
+    /// Most bytes of one skill's body. Default 48,000.
+    pub max_bytes: usize,
+}
+
+impl Default for SelectedLimits {
+    fn default() -> Self {
+        SelectedLimits {
+            max_chars: 12_000,
+            max_bytes: 48_000,
+        }
+    }
+}
+
+/// One request from the host.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct RunRequest {
+    /// The host's system prompt.
+    pub system_prompt: String,
+    /// The host's tools, in OpenAI function shape (`{"type": "function", "function": {"name",
+    /// …}}`; a flat `{"name", …}` is accepted too).
+    pub host_tools: Vec<Value>,
+    /// Skills the host names for this run (path 2).
+    pub selected_skills: Vec<String>,
+    /// An identifier a [`Resolver::custom`] can use to pick the scope (a tenant, a user).
+    pub tenant: Option<String>,
+}
+
+impl RunRequest {
+    /// A request with this system prompt, no host tools and no selection.
+    pub fn new(system_prompt: impl Into<String>) -> Self {
+        RunRequest {
+            system_prompt: system_prompt.into(),
+            ..RunRequest::default()
+        }
+    }
+
+    /// The host's tools.
+    #[must_use]
+    pub fn with_tools(mut self, tools: impl IntoIterator<Item = Value>) -> Self {
+        self.host_tools = tools.into_iter().collect();
+        self
+    }
+
+    /// Skills the host selects for this run.
+    #[must_use]
+    pub fn with_selected<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.selected_skills = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The tenant a custom resolver sees.
+    #[must_use]
+    pub fn with_tenant(mut self, tenant: impl Into<String>) -> Self {
+        self.tenant = Some(tenant.into());
+        self
+    }
+}
+
+/// Prepares runs. Cheap to clone; share one across requests.
+#[derive(Clone)]
+pub struct SkillRuntime {
+    resolver: Resolver,
+    catalog_budget: Option<usize>,
+    selected_limits: SelectedLimits,
+    activate_tool: bool,
+    policy: Option<Arc<dyn ReadPolicy>>,
+}
+
+impl std::fmt::Debug for SkillRuntime {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("SkillRuntime")
+            .field("resolver", &self.resolver)
+            .field("catalog_budget", &self.catalog_budget)
+            .field("selected_limits", &self.selected_limits)
+            .field("activate_tool", &self.activate_tool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SkillRuntime {
+    /// A runtime whose runs take their skills from `resolver`.
+    pub fn new(resolver: Resolver) -> Self {
+        SkillRuntime {
+            resolver,
+            catalog_budget: None,
+            selected_limits: SelectedLimits::default(),
+            activate_tool: false,
+            policy: None,
+        }
+    }
+
+    /// The catalog's character budget. Default: none.
+    pub fn catalog_budget(&mut self, characters: usize) -> &mut Self {
+        self.catalog_budget = Some(characters);
+        self
+    }
+
+    /// Size limits for host-selected skills. Default: [`SelectedLimits::default`].
+    pub fn selected_limits(&mut self, limits: SelectedLimits) -> &mut Self {
+        self.selected_limits = limits;
+        self
+    }
+
+    /// Also offer the `activate_skill` fallback tool, for runtimes that cannot read files.
+    /// Default: off.
+    pub fn activate_tool(&mut self, enabled: bool) -> &mut Self {
+        self.activate_tool = enabled;
+        self
+    }
+
+    /// A host policy consulted before every skill read. It sees the canonical name `read_file`
+    /// even when the reader is aliased. Default: none.
+    pub fn policy(&mut self, policy: impl ReadPolicy + 'static) -> &mut Self {
+        self.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Resolves this request's skills afresh and prepares the run.
+    ///
+    /// # Errors
+    ///
+    /// Before any model call: [`RuntimeError::ToolNameConflict`] when the host owns both
+    /// `read_file` and `read_skill_file`; [`RuntimeError::UnknownSkill`] or
+    /// [`RuntimeError::SkillTooLarge`] for a selected skill; [`RuntimeError::DuplicateSkill`],
+    /// [`RuntimeError::ProvidedOutsideRoots`] or [`RuntimeError::ProvidedTooLarge`] for
+    /// provided skills; [`RuntimeError::Boundary`] when a skill directory cannot be opened.
+    pub fn prepare(&self, request: RunRequest) -> Result<PreparedRun, RuntimeError> {
+        let scope = self.resolver.resolve(&request);
+        let resolved = scope::resolve(&scope)?;
+        let host_names: Vec<&str> = request.host_tools.iter().filter_map(tool_name).collect();
+        let reader_name = reader_name(&host_names)?;
+        if self.activate_tool && host_names.contains(&ACTIVATE_SKILL) {
+            return Err(RuntimeError::ToolNameConflict {
+                first: ACTIVATE_SKILL.to_owned(),
+                second: ACTIVATE_SKILL.to_owned(),
+            });
+        }
+        let (selected, item) =
+            selected::select(&resolved, &request.selected_skills, self.selected_limits)?;
+        let visible: Vec<&ScopedSkill> = resolved
+            .skills
+            .iter()
+            .filter(|skill| skill.is_model_visible())
+            .collect();
+        let catalog = self.catalog(&visible, &reader_name);
+        let mut exposed = visible;
+        for skill in selected {
+            if !exposed
+                .iter()
+                .any(|known| known.key() == name_key(skill.name()))
+            {
+                exposed.push(skill);
+            }
+        }
+        let mut run = PreparedRun {
+            system_prompt: append_to_prompt(&request.system_prompt, catalog.as_ref()),
+            tools: request.host_tools,
+            items: item.into_iter().collect(),
+            catalog,
+            diagnostics: resolved.diagnostics.clone(),
+            reader: None,
+        };
+        if !exposed.is_empty() {
+            let reader = SkillReader::new(
+                reader_name,
+                &exposed,
+                self.activate_tool,
+                self.policy.clone(),
+            )?;
+            run.tools.extend(reader.schemas());
+            run.reader = Some(reader);
+        }
+        Ok(run)
+    }
+
+    fn catalog(&self, visible: &[&ScopedSkill], reader: &str) -> Option<RenderedCatalog> {
+        let mut catalog = Catalog::from_entries(visible.iter().map(|skill| skill.entry()));
+        catalog.reader(reader);
+        if let Some(budget) = self.catalog_budget {
+            catalog.budget(budget);
+        }
+        catalog.render()
+    }
+}
+
+/// `read_file`, or `read_skill_file` when the host owns `read_file`.
+fn reader_name(host_names: &[&str]) -> Result<String, RuntimeError> {
+    match (
+        host_names.contains(&READ_FILE),
+        host_names.contains(&READ_SKILL_FILE),
+    ) {
+        (false, _) => Ok(READ_FILE.to_owned()),
+        (true, false) => Ok(READ_SKILL_FILE.to_owned()),
+        (true, true) => Err(RuntimeError::ToolNameConflict {
+            first: READ_FILE.to_owned(),
+            second: READ_SKILL_FILE.to_owned(),
+        }),
+    }
+}
+
+/// The name of a host tool in OpenAI function shape or flat shape.
+fn tool_name(tool: &Value) -> Option<&str> {
+    tool.pointer("/function/name")
+        .or_else(|| tool.get("name"))
+        .and_then(Value::as_str)
+}
+
+/// A run ready for the model: what to send, and the executor for the reader's calls.
+///
+/// The catalog is fixed for the whole run; the next [`SkillRuntime::prepare`] resolves afresh.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct PreparedRun {
+    /// The host's system prompt with the catalog appended (unchanged without a catalog).
+    pub system_prompt: String,
+    /// The host's tools with the reader (and the fallback tool, when on) appended.
+    pub tools: Vec<Value>,
+    /// Messages to place before the history: the host-selected skills.
+    pub items: Vec<ContextItem>,
+    /// The catalog, when any skill is model-visible.
+    pub catalog: Option<RenderedCatalog>,
+    /// Problems met while discovering this run's skills.
+    pub diagnostics: Vec<Diagnostic>,
+    reader: Option<SkillReader>,
+}
+
+impl PreparedRun {
+    /// The reader's name in this run (`read_file` or `read_skill_file`), if one is offered.
+    pub fn reader_name(&self) -> Option<&str> {
+        self.reader.as_ref().map(SkillReader::name)
+    }
+
+    /// Whether a tool call is the run's to execute (the reader or the fallback tool); other
+    /// calls belong to the host.
+    pub fn handles(&self, tool_name: &str) -> bool {
+        self.reader
+            .as_ref()
+            .is_some_and(|reader| reader.handles(tool_name))
+    }
+
+    /// Executes a reader call. A call to any other tool gets an `unsupported_tool` error result.
+    pub fn execute(&self, call: &ToolCall) -> ToolResult {
+        match &self.reader {
+            Some(reader) => reader.execute(call),
+            None => ToolResult {
+                tool_call_id: call.id.clone(),
+                content: serde_json::json!({
+                    "error": "unsupported_tool",
+                    "message": format!("unsupported tool `{}`: this run offers no skill reader", call.name),
+                })
+                .to_string(),
+                is_error: true,
+                skill: None,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

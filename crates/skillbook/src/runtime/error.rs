@@ -1,0 +1,97 @@
+//! Why preparing a run failed. Every one of these happens before any model call.
+
+use std::path::PathBuf;
+
+/// A run could not be prepared.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RuntimeError {
+    /// The host owns both names the skill reader could take.
+    #[error(
+        "the host already has tools named `{first}` and `{second}`; rename one of them so the \
+         skill reader can be added"
+    )]
+    ToolNameConflict {
+        /// The reader's name.
+        first: String,
+        /// Its alias.
+        second: String,
+    },
+    /// A selected skill does not exist in this run's scope (or is not enabled).
+    #[error(
+        "selected skill `{name}` is not available in this run ({available}); check the name and the scope's enabled skills"
+    )]
+    UnknownSkill {
+        /// The name as selected.
+        name: String,
+        /// The names that are available, comma-separated.
+        available: String,
+    },
+    /// A selected skill is over the size limits for injection.
+    #[error(
+        "selected skill `{name}` is too large to inject ({chars} characters, {bytes} bytes; the \
+         limits are {max_chars} characters and {max_bytes} bytes); shorten its SKILL.md or raise \
+         the limits"
+    )]
+    SkillTooLarge {
+        /// The skill.
+        name: String,
+        /// Its size in characters.
+        chars: usize,
+        /// Its size in bytes.
+        bytes: usize,
+        /// The character limit.
+        max_chars: usize,
+        /// The byte limit.
+        max_bytes: usize,
+    },
+    /// A selected skill's file could not be read.
+    #[error("cannot read selected skill `{name}` at {}: {source}", path.display())]
+    SkillUnreadable {
+        /// The skill.
+        name: String,
+        /// Its SKILL.md.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// Two skills share a name but not their content.
+    #[error(
+        "two different skills are named `{name}` ({first} and {second}); rename one, or provide \
+         identical content"
+    )]
+    DuplicateSkill {
+        /// The shared name.
+        name: String,
+        /// Where the first one lives.
+        first: String,
+        /// Where the second one lives.
+        second: String,
+    },
+    /// A provided skill points at a file outside every declared root.
+    #[error(
+        "provided skill `{name}` points at {}, which is outside the scope's skill roots; add its \
+         directory as a skill directory or drop the file path", path.display()
+    )]
+    ProvidedOutsideRoots {
+        /// The skill.
+        name: String,
+        /// The file it points at.
+        path: PathBuf,
+    },
+    /// A provided skill is over the size limit.
+    #[error(
+        "provided skill `{name}` is {bytes} bytes, over the {limit}-byte limit; move material into its other files"
+    )]
+    ProvidedTooLarge {
+        /// The skill.
+        name: String,
+        /// Its size.
+        bytes: usize,
+        /// The limit.
+        limit: u64,
+    },
+    /// A skill directory could not be opened for the reader.
+    #[error(transparent)]
+    Boundary(#[from] crate::boundary::BoundaryError),
+}

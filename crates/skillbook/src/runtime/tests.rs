@@ -1,0 +1,555 @@
+use super::*;
+use crate::discovery::Home;
+use crate::sources::ProvidedSkill;
+use serde_json::json;
+use std::fs;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// Writes `<root>/<name>/SKILL.md`.
+fn skill(root: &Path, name: &str, extra: &str) -> PathBuf {
+    let directory = root.join(name);
+    fs::create_dir_all(&directory).unwrap();
+    let file = directory.join("SKILL.md");
+    fs::write(
+        &file,
+        format!("---\nname: {name}\ndescription: The {name} skill.\n{extra}---\n# {name}\nStep one for {name}.\n"),
+    )
+    .unwrap();
+    file
+}
+
+struct Fixture {
+    workspace: TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Fixture {
+            workspace: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.workspace.path().join(".agents/skills")
+    }
+
+    fn runtime(&self) -> SkillRuntime {
+        SkillRuntime::new(Resolver::workspace(self.workspace.path()))
+    }
+}
+
+fn host_tool(name: &str) -> Value {
+    json!({"type": "function", "function": {"name": name, "parameters": {"type": "object"}}})
+}
+
+fn tool_names(run: &PreparedRun) -> Vec<&str> {
+    run.tools.iter().filter_map(tool_name).collect()
+}
+
+fn read(run: &PreparedRun, name: &str, arguments: Value) -> (Value, ToolResult) {
+    let result = run.execute(&ToolCall::new("call", name, arguments));
+    let value = serde_json::from_str(&result.content).unwrap_or(Value::Null);
+    (value, result)
+}
+
+#[test]
+fn model_selected_path_appends_catalog_and_reader() {
+    let fixture = Fixture::new();
+    let pdf = skill(&fixture.root(), "pdf", "");
+    let run = fixture
+        .runtime()
+        .prepare(RunRequest::new("Host prompt.").with_tools([host_tool("search")]))
+        .unwrap();
+    let catalog = run.catalog.as_ref().unwrap();
+    assert_eq!(
+        run.system_prompt,
+        format!("Host prompt.\n\n{}", catalog.text)
+    );
+    assert!(
+        catalog
+            .text
+            .contains(&format!("<location>{}</location>", pdf.display()))
+    );
+    assert_eq!(tool_names(&run), ["search", "read_file"]);
+    assert_eq!(run.reader_name(), Some("read_file"));
+    assert!(run.items.is_empty());
+}
+
+#[test]
+fn a_scripted_model_reads_the_skill_and_its_second_request_carries_the_body() {
+    let fixture = Fixture::new();
+    let pdf = skill(&fixture.root(), "pdf", "");
+    let run = fixture.runtime().prepare(RunRequest::new("Host.")).unwrap();
+    // Turn 1: the model sees the catalog and asks for the SKILL.md it lists.
+    let mut history = vec![
+        json!({"role": "system", "content": run.system_prompt}),
+        json!({"role": "user", "content": "Fill this PDF form."}),
+    ];
+    let location = run.catalog.as_ref().unwrap().text.clone();
+    assert!(location.contains(&pdf.display().to_string()));
+    let call = json!({"id": "call_1", "type": "function", "function": {
+        "name": "read_file",
+        "arguments": json!({"path": pdf.display().to_string()}).to_string(),
+    }});
+    let call = ToolCall::from_openai(&call).unwrap();
+    assert!(run.handles(&call.name));
+    let result = run.execute(&call);
+    assert!(!result.is_error, "{}", result.content);
+    assert_eq!(result.skill.as_deref(), Some("pdf"));
+    history.push(result.to_message());
+    // Turn 2: the request now carries the body, wrapped for compaction.
+    let last = history.last().unwrap();
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["tool_call_id"], "call_1");
+    let content: Value = serde_json::from_str(last["content"].as_str().unwrap()).unwrap();
+    let text = content["content"].as_str().unwrap();
+    assert!(text.starts_with("<skill_instructions name=\"pdf\""));
+    assert!(text.contains("Step one for pdf."));
+    assert_eq!(content["skill"], "pdf");
+}
+
+#[test]
+fn the_catalog_is_fixed_within_a_run_and_fresh_on_the_next() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "first", "");
+    let runtime = fixture.runtime();
+    let run = runtime.prepare(RunRequest::new("Host.")).unwrap();
+    let before = run.system_prompt.clone();
+    skill(&fixture.root(), "second", "");
+    let _ = run.execute(&ToolCall::new("1", "read_file", json!({"path": "x"})));
+    assert_eq!(run.system_prompt, before);
+    let next = runtime.prepare(RunRequest::new("Host.")).unwrap();
+    assert_ne!(next.system_prompt, before);
+    assert!(next.system_prompt.contains("<name>second</name>"));
+    assert_ne!(
+        next.catalog.unwrap().fingerprint,
+        run.catalog.unwrap().fingerprint
+    );
+}
+
+#[test]
+fn a_tenant_resolver_never_lists_the_default_or_home_roots() {
+    let fixture = Fixture::new();
+    skill(
+        &fixture.workspace.path().join(".skillbook/skills"),
+        "server-wide",
+        "",
+    );
+    skill(&fixture.root(), "also-server-wide", "");
+    skill(
+        &fixture.workspace.path().join("tenants/acme"),
+        "acme-only",
+        "",
+    );
+    let runtime = SkillRuntime::new(Resolver::tenant(fixture.workspace.path(), ["tenants/acme"]));
+    let run = runtime.prepare(RunRequest::new("")).unwrap();
+    let text = &run.catalog.as_ref().unwrap().text;
+    assert!(text.contains("<name>acme-only</name>"));
+    assert!(!text.contains("server-wide"));
+    assert!(!text.contains(".skillbook/skills"));
+}
+
+#[test]
+fn home_skills_are_opt_in_and_custom_resolvers_see_the_tenant() {
+    let fixture = Fixture::new();
+    let home = tempfile::tempdir().unwrap();
+    skill(&home.path().join(".agents/skills"), "personal", "");
+    let default = fixture.runtime().prepare(RunRequest::new("")).unwrap();
+    assert!(default.catalog.is_none());
+    let workspace = fixture.workspace.path().to_path_buf();
+    let home_path = home.path().to_path_buf();
+    let runtime = SkillRuntime::new(Resolver::custom(move |request: &RunRequest| {
+        let mut scope = Scope::workspace_and_home(&workspace);
+        scope.home = Home::Path(home_path.clone());
+        if request.tenant.as_deref() == Some("restricted") {
+            scope = scope.with_enabled(["nothing"]);
+        }
+        scope
+    }));
+    let with_home = runtime.prepare(RunRequest::new("")).unwrap();
+    assert!(with_home.system_prompt.contains("<name>personal</name>"));
+    let filtered = runtime
+        .prepare(RunRequest::new("").with_tenant("restricted"))
+        .unwrap();
+    assert!(filtered.catalog.is_none());
+}
+
+#[test]
+fn enabled_names_filter_the_scope() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "keep", "");
+    skill(&fixture.root(), "drop", "");
+    let runtime = SkillRuntime::new(Resolver::fixed(
+        Scope::workspace(fixture.workspace.path()).with_enabled(["KEEP"]),
+    ));
+    let run = runtime.prepare(RunRequest::new("")).unwrap();
+    assert_eq!(run.catalog.as_ref().unwrap().listed, 1);
+    assert!(run.system_prompt.contains("<name>keep</name>"));
+    let error = runtime
+        .prepare(RunRequest::new("").with_selected(["drop"]))
+        .unwrap_err();
+    assert!(matches!(error, RuntimeError::UnknownSkill { ref name, .. } if name == "drop"));
+}
+
+#[test]
+fn the_reader_is_aliased_when_the_host_owns_read_file() {
+    let fixture = Fixture::new();
+    let pdf = skill(&fixture.root(), "pdf", "");
+    let run = fixture
+        .runtime()
+        .prepare(RunRequest::new("Host.").with_tools([host_tool("read_file")]))
+        .unwrap();
+    assert_eq!(tool_names(&run), ["read_file", "read_skill_file"]);
+    assert!(run.system_prompt.contains("`read_skill_file`"));
+    assert!(!run.handles("read_file"));
+    let (value, result) = read(&run, "read_skill_file", json!({"path": pdf}));
+    assert!(!result.is_error, "{value}");
+    let (value, result) = read(&run, "read_file", json!({"path": pdf}));
+    assert!(result.is_error);
+    assert_eq!(value["error"], "unsupported_tool");
+}
+
+#[test]
+fn owning_both_reader_names_fails_naming_both() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "pdf", "");
+    let request = RunRequest::new("")
+        .with_tools([host_tool("read_file"), json!({"name": "read_skill_file"})]);
+    let error = fixture.runtime().prepare(request).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("`read_file`") && message.contains("`read_skill_file`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_reader_only_reads_the_exposed_skills() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "visible", "");
+    let manual = skill(
+        &fixture.root(),
+        "manual",
+        "disable-model-invocation: true\n",
+    );
+    fs::write(
+        fixture.workspace.path().join("secret.md"),
+        "workspace secret",
+    )
+    .unwrap();
+    let run = fixture.runtime().prepare(RunRequest::new("")).unwrap();
+    for path in [
+        manual.display().to_string(),
+        fixture
+            .workspace
+            .path()
+            .join("secret.md")
+            .display()
+            .to_string(),
+        "../../secret.md".to_owned(),
+    ] {
+        let (value, result) = read(&run, "read_file", json!({"path": path}));
+        assert!(result.is_error, "{path} was readable");
+        assert_eq!(value["error"], "outside_boundary", "{path}: {value}");
+        assert!(!result.content.contains("workspace secret"));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_escape_through_the_reader_is_the_boundary_error() {
+    let fixture = Fixture::new();
+    let pdf = skill(&fixture.root(), "pdf", "");
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("loot.md"), "OUTSIDE").unwrap();
+    std::os::unix::fs::symlink(outside.path(), pdf.parent().unwrap().join("refs")).unwrap();
+    let run = fixture.runtime().prepare(RunRequest::new("")).unwrap();
+    let path = pdf.parent().unwrap().join("refs/loot.md");
+    let (value, result) = read(&run, "read_file", json!({"path": path}));
+    assert_eq!(value["error"], "outside_boundary");
+    assert!(!result.content.contains("OUTSIDE"));
+}
+
+#[test]
+fn the_policy_sees_read_file_even_when_aliased_and_can_deny() {
+    let fixture = Fixture::new();
+    let pdf = skill(&fixture.root(), "pdf", "");
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let mut runtime = fixture.runtime();
+    runtime.policy(move |call: &PolicyCall<'_>| {
+        log.lock()
+            .unwrap()
+            .push((call.tool.to_owned(), call.exposed_as.to_owned()));
+        PolicyDecision::Deny("skills are off during the freeze".to_owned())
+    });
+    let run = runtime
+        .prepare(RunRequest::new("").with_tools([host_tool("read_file")]))
+        .unwrap();
+    let (value, result) = read(&run, "read_skill_file", json!({"path": pdf}));
+    assert!(result.is_error);
+    assert_eq!(
+        value,
+        json!({"error": "denied", "message": "skills are off during the freeze"})
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("read_file".to_owned(), "read_skill_file".to_owned())]
+    );
+}
+
+#[test]
+fn no_skills_leaves_prompt_and_tools_untouched() {
+    let fixture = Fixture::new();
+    let tools = vec![host_tool("search")];
+    let run = fixture
+        .runtime()
+        .prepare(RunRequest::new("Host prompt.").with_tools(tools.clone()))
+        .unwrap();
+    assert_eq!(run.system_prompt, "Host prompt.");
+    assert_eq!(run.tools, tools);
+    assert_eq!(run.reader_name(), None);
+    assert!(!run.handles("read_file"));
+    let (value, _) = read(&run, "read_file", json!({"path": "x"}));
+    assert_eq!(value["error"], "unsupported_tool");
+}
+
+#[test]
+fn host_selected_skills_become_a_context_item_not_system_prompt() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "visible", "");
+    let manual = skill(
+        &fixture.root(),
+        "runbook",
+        "disable-model-invocation: true\n",
+    );
+    let runtime = fixture.runtime();
+    let plain = runtime.prepare(RunRequest::new("Host.")).unwrap();
+    let selected = runtime
+        .prepare(RunRequest::new("Host.").with_selected(["runbook", " ", "RUNBOOK", "runbook"]))
+        .unwrap();
+    assert_eq!(selected.system_prompt, plain.system_prompt);
+    assert_eq!(selected.items.len(), 1);
+    let item = &selected.items[0];
+    assert!(item.skill_content);
+    assert_eq!(item.skills, ["runbook"]);
+    let directory = manual.parent().unwrap().display().to_string();
+    assert_eq!(
+        item.content,
+        format!(
+            "<selected_skills>\n{}\n<selected_skill name=\"runbook\" dir=\"{directory}\">\n\
+             # runbook\nStep one for runbook.\n</selected_skill>\n</selected_skills>",
+            selected::NOTE.trim_end()
+        )
+    );
+    assert_eq!(
+        item.to_message(),
+        json!({"role": "user", "content": item.content})
+    );
+    // The selected manual-only skill's directory is readable in this run only.
+    let (value, _) = read(&selected, "read_file", json!({"path": manual}));
+    assert_eq!(value["skill"], "runbook");
+    let next = runtime.prepare(RunRequest::new("Host.")).unwrap();
+    assert!(next.items.is_empty());
+    let (value, _) = read(&next, "read_file", json!({"path": manual}));
+    assert_eq!(value["error"], "outside_boundary");
+}
+
+#[test]
+fn unknown_and_oversized_selections_fail_before_any_model_call() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "small", "");
+    let big = fixture.root().join("big");
+    fs::create_dir_all(&big).unwrap();
+    fs::write(
+        big.join("SKILL.md"),
+        format!("# big\n{}\n", "é".repeat(12_001)),
+    )
+    .unwrap();
+    let runtime = fixture.runtime();
+    let error = runtime
+        .prepare(RunRequest::new("").with_selected(["missing"]))
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("`missing`") && error.to_string().contains("small"),
+        "{error}"
+    );
+    let error = runtime
+        .prepare(RunRequest::new("").with_selected(["big"]))
+        .unwrap_err();
+    assert!(matches!(error, RuntimeError::SkillTooLarge { ref name, .. } if name == "big"));
+    let mut generous = fixture.runtime();
+    generous.selected_limits(SelectedLimits {
+        max_chars: 20_000,
+        max_bytes: 100_000,
+    });
+    assert!(
+        generous
+            .prepare(RunRequest::new("").with_selected(["big"]))
+            .is_ok()
+    );
+}
+
+fn provided(name: &str, body: &str) -> ProvidedSkill {
+    ProvidedSkill::parse(format!(
+        "---\nname: {name}\ndescription: {name} from memory.\n---\n{body}\n"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn provided_skills_are_served_from_memory_by_uri() {
+    let fixture = Fixture::new();
+    let tenant = provided("tenant-style", "Use the house style.")
+        .with_file("references/voice.md", b"Warm and brief.".as_slice())
+        .unwrap();
+    let runtime = SkillRuntime::new(Resolver::fixed(
+        Scope::workspace(fixture.workspace.path()).with_provided([tenant]),
+    ));
+    let run = runtime.prepare(RunRequest::new("")).unwrap();
+    assert!(
+        run.system_prompt
+            .contains("<location>skill://tenant-style/SKILL.md</location>")
+    );
+    let (value, _) = read(
+        &run,
+        "read_file",
+        json!({"path": "skill://tenant-style/SKILL.md"}),
+    );
+    assert_eq!(value["skill"], "tenant-style");
+    assert!(
+        value["content"]
+            .as_str()
+            .unwrap()
+            .contains("Use the house style.")
+    );
+    assert!(
+        value["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("<skill_instructions name=\"tenant-style\" dir=\"skill://tenant-style\">")
+    );
+    let (value, _) = read(
+        &run,
+        "read_file",
+        json!({"path": "skill://tenant-style/references/voice.md"}),
+    );
+    assert_eq!(value["content"], "Warm and brief.");
+    assert_eq!(value.get("skill"), None);
+    for missing in [
+        "skill://tenant-style/nope.md",
+        "skill://other/SKILL.md",
+        "skill://x",
+    ] {
+        let (value, _) = read(&run, "read_file", json!({"path": missing}));
+        assert_eq!(value["error"], "not_found", "{missing}");
+    }
+}
+
+#[test]
+fn provided_duplicates_conflict_or_merge_and_order_does_not_matter() {
+    let fixture = Fixture::new();
+    let scope = |skills: Vec<ProvidedSkill>| {
+        SkillRuntime::new(Resolver::fixed(
+            Scope::workspace(fixture.workspace.path()).with_provided(skills),
+        ))
+    };
+    let error = scope(vec![provided("a", "one"), provided("A", "two")])
+        .prepare(RunRequest::new(""))
+        .unwrap_err();
+    assert!(
+        matches!(error, RuntimeError::DuplicateSkill { .. }),
+        "{error}"
+    );
+    let merged = scope(vec![provided("a", "same"), provided("a", "same")])
+        .prepare(RunRequest::new(""))
+        .unwrap();
+    assert_eq!(merged.catalog.as_ref().unwrap().listed, 1);
+    let forward = scope(vec![provided("a", "x"), provided("b", "y")])
+        .prepare(RunRequest::new(""))
+        .unwrap();
+    let backward = scope(vec![provided("b", "y"), provided("a", "x")])
+        .prepare(RunRequest::new(""))
+        .unwrap();
+    assert_eq!(forward.system_prompt, backward.system_prompt);
+}
+
+#[test]
+fn a_provided_skill_colliding_with_a_disk_skill_must_match_it() {
+    let fixture = Fixture::new();
+    let file = skill(&fixture.root(), "pdf", "");
+    let same = ProvidedSkill::parse(fs::read_to_string(&file).unwrap()).unwrap();
+    let runtime = |skill: ProvidedSkill| {
+        SkillRuntime::new(Resolver::fixed(
+            Scope::workspace(fixture.workspace.path()).with_provided([skill]),
+        ))
+        .prepare(RunRequest::new(""))
+    };
+    assert_eq!(runtime(same).unwrap().catalog.unwrap().listed, 1);
+    let error = runtime(provided("pdf", "different")).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("two different skills are named `pdf`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_provided_skill_pointing_at_a_file_must_lie_under_a_root() {
+    let fixture = Fixture::new();
+    fs::create_dir_all(fixture.root()).unwrap();
+    let inside = provided("inside", "x").with_source_file(fixture.root().join("inside/SKILL.md"));
+    let outside = provided("outside", "x").with_source_file("/etc/skills/outside/SKILL.md");
+    let run = |skill: ProvidedSkill| {
+        SkillRuntime::new(Resolver::fixed(
+            Scope::workspace(fixture.workspace.path()).with_provided([skill]),
+        ))
+        .prepare(RunRequest::new(""))
+    };
+    assert!(run(inside).is_ok());
+    assert!(matches!(
+        run(outside),
+        Err(RuntimeError::ProvidedOutsideRoots { ref name, .. }) if name == "outside"
+    ));
+}
+
+#[test]
+fn the_activate_skill_fallback_is_off_by_default_and_lists_an_enum() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "pdf", "");
+    skill(
+        &fixture.root(),
+        "manual",
+        "disable-model-invocation: true\n",
+    );
+    let run = fixture.runtime().prepare(RunRequest::new("")).unwrap();
+    assert_eq!(tool_names(&run), ["read_file"]);
+    let mut runtime = fixture.runtime();
+    runtime.activate_tool(true);
+    let run = runtime.prepare(RunRequest::new("")).unwrap();
+    assert_eq!(tool_names(&run), ["read_file", "activate_skill"]);
+    assert_eq!(
+        run.tools[1]["function"]["parameters"]["properties"]["name"]["enum"],
+        json!(["pdf"])
+    );
+    let result = run.execute(&ToolCall::new(
+        "1",
+        "activate_skill",
+        json!({"name": "pdf"}),
+    ));
+    assert!(
+        result
+            .content
+            .starts_with("<skill_instructions name=\"pdf\"")
+    );
+    assert!(result.content.contains("Step one for pdf."));
+    assert_eq!(result.skill.as_deref(), Some("pdf"));
+    let refused = run.execute(&ToolCall::new(
+        "2",
+        "activate_skill",
+        json!({"name": "manual"}),
+    ));
+    assert!(refused.is_error);
+}
