@@ -16,6 +16,8 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Run all three activation paths on the embedded example skills with a scripted model.
+    Demo,
     /// List the discovered skills, read roots and diagnostics.
     List,
     /// Print the catalog exactly as a model sees it (nothing when no skill is model-visible).

@@ -511,3 +511,35 @@ fn read_errors_are_json_objects_with_a_stable_code_and_exit_1() {
         .unwrap();
     assert_eq!(usage.status.code(), Some(2));
 }
+
+#[test]
+fn demo_runs_all_three_paths_deterministically_without_network() {
+    let run = || {
+        let fixture = Fixture::new();
+        let output = fixture.command().arg("demo").output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stdout(&output)
+    };
+    let first = run();
+    assert_eq!(first, run());
+    for expected in [
+        "=== Path 1: the model picks a skill from the catalog ===",
+        "=== Path 2: the host names a skill (manual-only `incident-runbook`) ===",
+        "=== Path 3: skills handed in from memory (a tenant's store) ===",
+        "  read_skill_file (skillbook)",
+        "--- model calls read_skill_file {\"path\":\"skill://code-review/SKILL.md\"}\n\
+         --- tool result (skill content: code-review)",
+        "2. **Correctness first.**",
+        "System prompt byte-identical to a run without selection: yes",
+        "<selected_skill name=\"incident-runbook\" dir=\"skill://incident-runbook\">",
+        "<location>skill://acme-voice/SKILL.md</location>",
+        "Avoid: leverage, synergy, utilize.",
+        "--- tool result (error)\n{\"error\":\"not_found\"",
+    ] {
+        assert!(first.contains(expected), "missing: {expected}");
+    }
+    for catalog in first.split("<available_skills>").skip(1) {
+        let catalog = catalog.split("</available_skills>").next().unwrap();
+        assert!(!catalog.contains("incident-runbook"));
+    }
+}

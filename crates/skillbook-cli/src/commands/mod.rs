@@ -4,6 +4,7 @@ use crate::cli::{Cli, Command};
 use crate::output::Outcome;
 
 mod catalog;
+mod demo;
 mod list;
 mod read;
 mod show;
@@ -11,6 +12,7 @@ mod show;
 /// Runs the parsed command line.
 pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match &cli.command {
+        Command::Demo => demo::run(),
         Command::List => list::run(&cli.common),
         Command::Catalog(args) => catalog::run(&cli.common, args),
         Command::Show(args) => show::run(&cli.common, args),
