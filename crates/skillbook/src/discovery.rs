@@ -34,14 +34,17 @@ use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::paths;
 use crate::skill::{Skill, Source, name_key};
 
+pub(crate) mod cache;
 pub(crate) mod skill_file;
 mod walk;
+
+pub use cache::DiscoveryCache;
 
 /// The namespaces searched by default: `.skillbook`, then the cross-client `.agents`.
 pub const DEFAULT_NAMESPACES: [&str; 2] = [".skillbook", ".agents"];
 
 /// Which home directory to search.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Home {
     /// `$HOME` (`%USERPROFILE%` on Windows); no home roots when it is unset.
@@ -54,7 +57,7 @@ pub enum Home {
 }
 
 /// What discovery does with symbolic links.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum SymlinkPolicy {
     /// Skip every link (root, directory or skill file) and report it, so discovery never widens
@@ -67,7 +70,7 @@ pub enum SymlinkPolicy {
 }
 
 /// What happens when two skills share a name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum DuplicatePolicy {
     /// The first by priority wins; later ones are reported as `shadowed` warnings.
@@ -78,7 +81,7 @@ pub enum DuplicatePolicy {
 }
 
 /// Bounds on a walk. The defaults are generous; reaching one is always reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Limits {
     /// Deepest directory searched below a root (the root is depth 0). Default 32.
@@ -168,7 +171,7 @@ pub fn discover_default(workspace: impl AsRef<Path>) -> Discovered {
 /// assert_eq!(found.skills[0].name, "review");
 /// # Ok::<(), std::io::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Discovery {
     workspace: PathBuf,
     namespaces: Vec<String>,
@@ -295,7 +298,13 @@ impl Discovery {
 
     /// Runs discovery. This never fails as a whole: problems are [`Discovered::diagnostics`].
     pub fn discover(&self) -> Discovered {
-        let mut walker = walk::Walker::new(self.symlinks, self.limits);
+        self.run(false).0
+    }
+
+    /// Runs discovery, also recording the state of every path the result depends on when
+    /// `record` is set (for [`DiscoveryCache`]).
+    fn run(&self, record: bool) -> (Discovered, Vec<cache::Stamp>) {
+        let mut walker = walk::Walker::new(self.symlinks, self.limits, record);
         for root in self.roots() {
             let source = if root.path.starts_with(&self.workspace) {
                 Source::Workspace
@@ -308,13 +317,20 @@ impl Discovery {
             skills,
             read_roots,
             mut diagnostics,
+            stamps,
         } = walker.finish();
         let skills = self.remove_duplicates(skills, &mut diagnostics);
-        Discovered {
+        tracing::debug!(
+            skills = skills.len(),
+            diagnostics = diagnostics.len(),
+            "discovery finished"
+        );
+        let found = Discovered {
             skills,
             read_roots,
             diagnostics,
-        }
+        };
+        (found, stamps)
     }
 
     fn remove_duplicates(

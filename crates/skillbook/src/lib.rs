@@ -53,8 +53,8 @@ pub use boundary::{BoundaryError, ReadBoundary};
 pub use catalog::{Catalog, CatalogEntry, Fingerprint, RenderedCatalog, append_to_prompt};
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{
-    Discovered, Discovery, DuplicatePolicy, Home, Limits, Root, RootKind, SymlinkPolicy,
-    discover_default,
+    Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Home, Limits, Root, RootKind,
+    SymlinkPolicy, discover_default,
 };
 pub use read::{KnownSkill, ReadError, ReadFile, ReadRequest, ReadResult};
 pub use skill::{DEFAULT_DESCRIPTION, Skill, Source};

@@ -15,6 +15,9 @@
 //! 3. **Host-provided.** Skills held in memory ([`crate::sources`]) are listed as
 //!    `skill://<name>/SKILL.md` and served from memory.
 //!
+//! Each run resolves its scope afresh through a [`DiscoveryCache`]: when nothing on disk
+//! changed, a run costs one `stat` per recorded path instead of a walk.
+//!
 //! A complete tool loop with a scripted model:
 //!
 //! ```
@@ -54,6 +57,7 @@ use serde_json::Value;
 
 use crate::catalog::{Catalog, RenderedCatalog, append_to_prompt};
 use crate::diagnostic::Diagnostic;
+use crate::discovery::DiscoveryCache;
 use crate::skill::name_key;
 
 mod error;
@@ -146,6 +150,7 @@ impl RunRequest {
 #[derive(Clone)]
 pub struct SkillRuntime {
     resolver: Resolver,
+    cache: Arc<DiscoveryCache>,
     catalog_budget: Option<usize>,
     selected_limits: SelectedLimits,
     activate_tool: bool,
@@ -169,11 +174,19 @@ impl SkillRuntime {
     pub fn new(resolver: Resolver) -> Self {
         SkillRuntime {
             resolver,
+            cache: Arc::new(DiscoveryCache::new()),
             catalog_budget: None,
             selected_limits: SelectedLimits::default(),
             activate_tool: false,
             policy: None,
         }
+    }
+
+    /// The discovery cache runs share. Default: a private [`DiscoveryCache`]; pass one to share
+    /// it between runtimes (or with a watcher).
+    pub fn cache(&mut self, cache: Arc<DiscoveryCache>) -> &mut Self {
+        self.cache = cache;
+        self
     }
 
     /// The catalog's character budget. Default: none.
@@ -213,7 +226,7 @@ impl SkillRuntime {
     /// provided skills; [`RuntimeError::Boundary`] when a skill directory cannot be opened.
     pub fn prepare(&self, request: RunRequest) -> Result<PreparedRun, RuntimeError> {
         let scope = self.resolver.resolve(&request);
-        let resolved = scope::resolve(&scope)?;
+        let resolved = scope::resolve(&scope, &self.cache)?;
         let host_names: Vec<&str> = request.host_tools.iter().filter_map(tool_name).collect();
         let reader_name = reader_name(&host_names)?;
         if self.activate_tool && host_names.contains(&ACTIVATE_SKILL) {

@@ -6,6 +6,7 @@ use std::fs::{self, FileType};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::cache::{FileState, Stamp};
 use super::skill_file::{self, FileId, Opened};
 use super::{Limits, SymlinkPolicy};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
@@ -22,6 +23,8 @@ pub(super) struct Walked {
     pub(super) skills: Vec<Skill>,
     pub(super) read_roots: Vec<PathBuf>,
     pub(super) diagnostics: Vec<Diagnostic>,
+    /// The state of every path the result depends on, when recording.
+    pub(super) stamps: Vec<Stamp>,
 }
 
 /// Walks roots one after another, remembering files and directories already seen.
@@ -34,6 +37,8 @@ pub(super) struct Walker {
     seen_files: HashSet<FileId>,
     /// Directories entered, by identity; only tracked when following symlinks.
     seen_directories: HashSet<FileId>,
+    /// The state of each path read, for a cache to check later; `None` when not recording.
+    stamps: Option<Vec<Stamp>>,
 }
 
 /// A directory waiting to be searched.
@@ -51,8 +56,9 @@ struct Bounds {
 }
 
 impl Walker {
-    pub(super) fn new(symlinks: SymlinkPolicy, limits: Limits) -> Self {
+    pub(super) fn new(symlinks: SymlinkPolicy, limits: Limits, record: bool) -> Self {
         Walker {
+            stamps: record.then(Vec::new),
             symlinks,
             limits,
             skills: Vec::new(),
@@ -68,6 +74,18 @@ impl Walker {
             skills: self.skills,
             read_roots: self.read_roots,
             diagnostics: self.diagnostics,
+            stamps: self.stamps.unwrap_or_default(),
+        }
+    }
+
+    /// Remembers the state of `path` (as `metadata` shows it) when recording.
+    fn stamp(&mut self, path: &Path, follow: bool, metadata: Option<&fs::Metadata>) {
+        if let Some(stamps) = &mut self.stamps {
+            stamps.push(Stamp {
+                path: path.to_path_buf(),
+                follow,
+                state: metadata.map(FileState::of),
+            });
         }
     }
 
@@ -75,12 +93,16 @@ impl Walker {
     pub(super) fn walk_root(&mut self, root: &Path, source: Source) {
         let metadata = match fs::symlink_metadata(root) {
             Ok(metadata) => metadata,
-            Err(error) if is_missing(&error) => return,
+            Err(error) if is_missing(&error) => {
+                self.stamp(root, false, None);
+                return;
+            }
             Err(error) => {
                 self.unreadable(root, &error);
                 return;
             }
         };
+        self.stamp(root, false, Some(&metadata));
         let start = if metadata.file_type().is_symlink() {
             match self.follow_directory_link(root) {
                 Some(target) => target,
@@ -117,6 +139,10 @@ impl Walker {
                     ),
                 ));
                 break;
+            }
+            if self.stamps.is_some() {
+                let metadata = fs::symlink_metadata(&pending.path).ok();
+                self.stamp(&pending.path, false, metadata.as_ref());
             }
             if self.enter_directory(&pending.path) {
                 let children = self.search_directory(&pending, source, &mut bounds);
@@ -231,7 +257,12 @@ impl Walker {
                     return SkillFileSearch::Unreadable;
                 }
             };
+            self.stamp(&path, false, Some(&metadata));
             let file_type = metadata.file_type();
+            if file_type.is_symlink() && self.stamps.is_some() {
+                let target = fs::metadata(&path).ok();
+                self.stamp(&path, true, target.as_ref());
+            }
             if file_type.is_symlink() && self.symlinks == SymlinkPolicy::Skip {
                 self.symlink_skipped(&path);
                 continue;

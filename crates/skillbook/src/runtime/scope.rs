@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::catalog::CatalogEntry;
 use crate::diagnostic::Diagnostic;
-use crate::discovery::Limits;
+use crate::discovery::{Discovered, DiscoveryCache, Limits};
 use crate::paths;
 use crate::read::KnownSkill;
 use crate::skill::{Skill, name_key};
@@ -14,11 +15,26 @@ use crate::sources::ProvidedSkill;
 use super::RuntimeError;
 use super::resolver::Scope;
 
-/// A skill of one run: on disk or in memory.
+/// A skill of one run: on disk (shared with the discovery cache) or in memory.
 #[derive(Debug, Clone)]
 pub(crate) enum ScopedSkill {
-    Disk(Skill),
+    Disk(DiskSkill),
     Provided(ProvidedSkill),
+}
+
+/// A discovered skill, by position in a shared discovery result.
+#[derive(Debug, Clone)]
+pub(crate) struct DiskSkill {
+    found: Arc<Discovered>,
+    index: usize,
+}
+
+impl std::ops::Deref for DiskSkill {
+    type Target = Skill;
+
+    fn deref(&self) -> &Skill {
+        &self.found.skills[self.index]
+    }
 }
 
 impl ScopedSkill {
@@ -58,14 +74,14 @@ impl ScopedSkill {
 
     pub(crate) fn entry(&self) -> CatalogEntry<'_> {
         match self {
-            ScopedSkill::Disk(skill) => CatalogEntry::from(skill),
+            ScopedSkill::Disk(skill) => CatalogEntry::from(&**skill),
             ScopedSkill::Provided(skill) => CatalogEntry::from(skill),
         }
     }
 
     pub(crate) fn known(&self) -> KnownSkill {
         match self {
-            ScopedSkill::Disk(skill) => KnownSkill::from(skill),
+            ScopedSkill::Disk(skill) => KnownSkill::from(&**skill),
             ScopedSkill::Provided(skill) => {
                 KnownSkill::new(skill.name(), skill.uri(), skill.directory_uri())
             }
@@ -105,9 +121,9 @@ impl Resolved {
 }
 
 /// Discovers the scope's roots, keeps the enabled names, and merges the provided skills.
-pub(crate) fn resolve(scope: &Scope) -> Result<Resolved, RuntimeError> {
+pub(crate) fn resolve(scope: &Scope, cache: &DiscoveryCache) -> Result<Resolved, RuntimeError> {
     let discovery = scope.discovery();
-    let found = discovery.discover();
+    let found = cache.discover(&discovery);
     let enabled = scope
         .enabled
         .as_ref()
@@ -117,11 +133,14 @@ pub(crate) fn resolve(scope: &Scope) -> Result<Resolved, RuntimeError> {
             .as_ref()
             .is_none_or(|keys| keys.contains(&name_key(name)))
     };
-    let mut skills: Vec<ScopedSkill> = found
-        .skills
-        .into_iter()
-        .filter(|skill| is_enabled(&skill.name))
-        .map(ScopedSkill::Disk)
+    let mut skills: Vec<ScopedSkill> = (0..found.skills.len())
+        .filter(|&index| is_enabled(&found.skills[index].name))
+        .map(|index| {
+            ScopedSkill::Disk(DiskSkill {
+                found: Arc::clone(&found),
+                index,
+            })
+        })
         .collect();
     let mut index: HashMap<String, usize> = skills
         .iter()
@@ -149,7 +168,7 @@ pub(crate) fn resolve(scope: &Scope) -> Result<Resolved, RuntimeError> {
     }
     Ok(Resolved {
         skills,
-        diagnostics: found.diagnostics,
+        diagnostics: found.diagnostics.clone(),
     })
 }
 

@@ -1,0 +1,155 @@
+use super::*;
+use crate::discovery::Home;
+use std::fs::File;
+use std::path::Path;
+
+fn skill(root: &Path, relative: &str, description: &str) {
+    let directory = root.join(relative);
+    fs::create_dir_all(&directory).unwrap();
+    let name = relative.rsplit('/').next().unwrap();
+    fs::write(
+        directory.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: {description}\n---\n"),
+    )
+    .unwrap();
+}
+
+/// Sets every modification time under `path` an hour back, so the tree is not "racy".
+fn age(path: &Path) {
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    File::open(path).unwrap().set_modified(old).unwrap();
+    if path.is_dir() {
+        for entry in fs::read_dir(path).unwrap() {
+            age(&entry.unwrap().path());
+        }
+    }
+}
+
+struct Fixture {
+    workspace: tempfile::TempDir,
+    discovery: Discovery,
+    cache: DiscoveryCache,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let workspace = tempfile::tempdir().unwrap();
+        let mut discovery = Discovery::new(workspace.path());
+        discovery.home(Home::Off);
+        Fixture {
+            workspace,
+            discovery,
+            cache: DiscoveryCache::new(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.workspace.path().join(".agents/skills")
+    }
+
+    fn descriptions(found: &Discovered) -> Vec<(String, String)> {
+        found
+            .skills
+            .iter()
+            .map(|skill| (skill.name.clone(), skill.description.clone()))
+            .collect()
+    }
+
+    /// Discovers through the cache and checks the result equals an uncached discovery.
+    fn discover(&self) -> Arc<Discovered> {
+        let cached = self.cache.discover(&self.discovery);
+        assert_eq!(*cached, self.discovery.discover());
+        cached
+    }
+}
+
+#[test]
+fn an_unchanged_quiet_tree_is_reused() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "team/a", "A.");
+    age(fixture.workspace.path());
+    let first = fixture.discover();
+    let second = fixture.discover();
+    assert!(Arc::ptr_eq(&first, &second));
+    assert_eq!(fixture.cache.len(), 1);
+}
+
+#[test]
+fn a_recently_changed_tree_is_not_reused() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "a", "A.");
+    let first = fixture.discover();
+    let second = fixture.discover();
+    assert!(!Arc::ptr_eq(&first, &second));
+}
+
+#[test]
+fn a_skill_added_in_a_new_nested_folder_is_seen() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "team/a", "A.");
+    age(fixture.workspace.path());
+    fixture.discover();
+    skill(&fixture.root(), "team/new/deeper/b", "B.");
+    let found = fixture.discover();
+    assert_eq!(
+        Fixture::descriptions(&found),
+        [("a".into(), "A.".into()), ("b".into(), "B.".into())]
+    );
+}
+
+#[test]
+fn a_skill_file_edited_in_place_with_the_same_size_is_seen() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "a", "First.");
+    age(fixture.workspace.path());
+    let file = fixture.root().join("a/SKILL.md");
+    let old_time = fs::metadata(&file).unwrap().modified().unwrap();
+    fixture.discover();
+    skill(&fixture.root(), "a", "Other.");
+    // Even with the old modification time put back, the change time gives the edit away.
+    File::open(&file).unwrap().set_modified(old_time).unwrap();
+    let found = fixture.discover();
+    assert_eq!(
+        Fixture::descriptions(&found),
+        [("a".into(), "Other.".into())]
+    );
+}
+
+#[test]
+fn a_deleted_skill_disappears() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "a", "A.");
+    skill(&fixture.root(), "team/b", "B.");
+    age(fixture.workspace.path());
+    fixture.discover();
+    fs::remove_dir_all(fixture.root().join("team/b")).unwrap();
+    let found = fixture.discover();
+    assert_eq!(Fixture::descriptions(&found), [("a".into(), "A.".into())]);
+}
+
+#[test]
+fn a_root_created_after_the_first_discovery_is_seen() {
+    let fixture = Fixture::new();
+    age(fixture.workspace.path());
+    assert!(fixture.discover().skills.is_empty());
+    skill(&fixture.root(), "late", "Late.");
+    let found = fixture.discover();
+    assert_eq!(
+        Fixture::descriptions(&found),
+        [("late".into(), "Late.".into())]
+    );
+}
+
+#[test]
+fn scopes_are_cached_separately_and_capacity_is_kept() {
+    let fixture = Fixture::new();
+    let cache = DiscoveryCache::with_capacity(2);
+    for namespace in [".a", ".b", ".c"] {
+        let mut discovery = fixture.discovery.clone();
+        discovery.namespaces([namespace]);
+        cache.discover(&discovery);
+    }
+    assert_eq!(cache.len(), 2);
+    cache.clear();
+    assert!(cache.is_empty());
+}
