@@ -26,6 +26,8 @@ pub(crate) enum Command {
     Show(ShowArgs),
     /// Run the `read_file` tool as a model would and print its JSON result.
     Read(ReadArgs),
+    /// Print skills added, removed or changed as it happens (`+`, `-`, `~`), until interrupted.
+    Watch,
 }
 
 /// Options shared by every command (SPEC §9).

@@ -543,3 +543,43 @@ fn demo_runs_all_three_paths_deterministically_without_network() {
         assert!(!catalog.contains("incident-runbook"));
     }
 }
+
+#[test]
+fn watch_prints_changes_as_json_lines() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command as Process, Stdio};
+    let fixture = Fixture::new();
+    let mut child = Process::new(assert_cmd::cargo::cargo_bin("skillbook"))
+        .args(["--no-home", "--format", "json", "--workspace"])
+        .arg(fixture.workspace.path())
+        .arg("watch")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Lines are read on a thread so that a silent watcher fails the test instead of hanging it.
+    let (sender, lines) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let _ = sender.send(line.unwrap());
+        }
+    });
+    let next = || -> Value {
+        let line = lines.recv_timeout(std::time::Duration::from_secs(30));
+        serde_json::from_str(&line.expect("a line from `skillbook watch` within 30 s")).unwrap()
+    };
+    let ready = next();
+    assert_eq!(ready, json!({"event": "ready", "skills": 0}));
+    fixture.skill(
+        &fixture.root(),
+        "fresh",
+        "---\nname: fresh\ndescription: F.\n---\n",
+    );
+    let changed = next();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        changed,
+        json!({"event": "changed", "added": ["fresh"], "removed": [], "changed": []})
+    );
+}

@@ -48,6 +48,8 @@ pub mod read;
 pub mod runtime;
 mod skill;
 pub mod sources;
+#[cfg(feature = "watch")]
+pub mod watch;
 
 pub use boundary::{BoundaryError, ReadBoundary};
 pub use catalog::{Catalog, CatalogEntry, Fingerprint, RenderedCatalog, append_to_prompt};

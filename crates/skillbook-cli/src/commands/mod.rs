@@ -8,6 +8,7 @@ mod demo;
 mod list;
 mod read;
 mod show;
+mod watch;
 
 /// Runs the parsed command line.
 pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
@@ -17,5 +18,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Catalog(args) => catalog::run(&cli.common, args),
         Command::Show(args) => show::run(&cli.common, args),
         Command::Read(args) => read::run(&cli.common, args),
+        Command::Watch => watch::run(&cli.common),
     }
 }

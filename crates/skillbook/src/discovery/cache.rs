@@ -188,7 +188,7 @@ impl DiscoveryCache {
             let entry = state.entries.get(discovery).filter(|entry| !entry.racy)?;
             (Arc::clone(&entry.found), Arc::clone(&entry.stamps))
         };
-        stamps.iter().all(Stamp::still_holds).then_some(found)
+        all_hold(&stamps).then_some(found)
     }
 
     fn remember(&self, discovery: &Discovery, entry: Entry) {
@@ -203,6 +203,28 @@ impl DiscoveryCache {
             state.entries.remove(&oldest);
         }
     }
+}
+
+/// Checks stamps on up to four threads when there are many (each check is one `stat`).
+fn all_hold(stamps: &[Stamp]) -> bool {
+    const PER_THREAD: usize = 2048;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(4)
+        .min(stamps.len().div_ceil(PER_THREAD));
+    if threads <= 1 {
+        return stamps.iter().all(Stamp::still_holds);
+    }
+    let chunk = stamps.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = stamps
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().all(Stamp::still_holds)))
+            .collect();
+        workers
+            .into_iter()
+            .all(|worker| worker.join().unwrap_or(false))
+    })
 }
 
 #[cfg(test)]

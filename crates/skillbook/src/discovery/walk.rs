@@ -140,12 +140,18 @@ impl Walker {
                 ));
                 break;
             }
-            if self.stamps.is_some() {
-                let metadata = fs::symlink_metadata(&pending.path).ok();
-                self.stamp(&pending.path, false, metadata.as_ref());
-            }
+            // Taken before the search, so a change during it is seen by the next check.
+            let before = self
+                .stamps
+                .is_some()
+                .then(|| fs::symlink_metadata(&pending.path).ok())
+                .flatten();
             if self.enter_directory(&pending.path) {
-                let children = self.search_directory(&pending, source, &mut bounds);
+                let (is_skill, children) = self.search_directory(&pending, source, &mut bounds);
+                // A skill directory's listing does not matter: its skill file is stamped.
+                if !is_skill {
+                    self.stamp(&pending.path, false, before.as_ref());
+                }
                 stack.extend(children.into_iter().rev());
             }
         }
@@ -176,24 +182,25 @@ impl Walker {
         }
     }
 
-    /// Searches one directory: either it is a skill, or its subdirectories are returned.
+    /// Searches one directory: either it is a skill (`true`), or its subdirectories are
+    /// returned.
     fn search_directory(
         &mut self,
         pending: &Pending,
         source: Source,
         bounds: &mut Bounds,
-    ) -> Vec<Pending> {
+    ) -> (bool, Vec<Pending>) {
         match self.find_skill_file(&pending.path) {
             SkillFileSearch::Found(opened, path) => {
                 self.add_skill(opened, path, source);
-                return Vec::new();
+                return (true, Vec::new());
             }
-            SkillFileSearch::Unreadable => return Vec::new(),
+            SkillFileSearch::Unreadable => return (false, Vec::new()),
             SkillFileSearch::None => {}
         }
         let entries = match self.list(&pending.path) {
             Some(entries) => entries,
-            None => return Vec::new(),
+            None => return (false, Vec::new()),
         };
         let mut children = Vec::new();
         for (name, file_type) in entries {
@@ -221,7 +228,7 @@ impl Walker {
                 depth: pending.depth + 1,
             });
         }
-        children
+        (false, children)
     }
 
     /// Lists a directory's entries sorted by name; `None` (reported) when it cannot be read.
@@ -246,11 +253,15 @@ impl Walker {
 
     /// Looks for `SKILL.md`, then `skill.md`, reporting candidates that cannot be skill files.
     fn find_skill_file(&mut self, directory: &Path) -> SkillFileSearch {
+        let mut missing: Vec<PathBuf> = Vec::new();
         for name in SKILL_FILE_NAMES {
             let path = directory.join(name);
             let metadata = match fs::symlink_metadata(&path) {
                 Ok(metadata) => metadata,
-                Err(error) if is_missing(&error) => continue,
+                Err(error) if is_missing(&error) => {
+                    missing.push(path);
+                    continue;
+                }
                 Err(error) => {
                     // The directory itself cannot be searched.
                     self.unreadable(directory, &error);
@@ -272,7 +283,13 @@ impl Walker {
                 continue;
             }
             match skill_file::open(&path, file_type.is_symlink()) {
-                Ok(Opened::Regular(opened)) => return SkillFileSearch::Found(opened, path),
+                Ok(Opened::Regular(opened)) => {
+                    // A preferred name created later would take over: watch for it.
+                    for absent in &missing {
+                        self.stamp(absent, false, None);
+                    }
+                    return SkillFileSearch::Found(opened, path);
+                }
                 Ok(Opened::NotRegular) => self.not_regular(&path),
                 Err(error) if is_missing(&error) => self.broken_link(&path),
                 Err(error) => {

@@ -153,3 +153,46 @@ fn scopes_are_cached_separately_and_capacity_is_kept() {
     cache.clear();
     assert!(cache.is_empty());
 }
+
+#[test]
+fn a_preferred_skill_file_created_next_to_a_lower_case_one_is_seen() {
+    let fixture = Fixture::new();
+    let directory = fixture.root().join("a");
+    fs::create_dir_all(&directory).unwrap();
+    fs::write(directory.join("skill.md"), "---\nname: lower\n---\n").unwrap();
+    age(fixture.workspace.path());
+    fixture.discover();
+    fs::write(directory.join("SKILL.md"), "---\nname: upper\n---\n").unwrap();
+    let found = fixture.discover();
+    if found.skills[0].path.ends_with("SKILL.md") {
+        assert_eq!(found.skills[0].name, "upper");
+    }
+}
+
+#[test]
+fn files_that_do_not_matter_leave_the_cache_warm() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "a", "A.");
+    age(fixture.workspace.path());
+    let first = fixture.discover();
+    fs::create_dir_all(fixture.root().join("a/references")).unwrap();
+    fs::write(fixture.root().join("a/references/guide.md"), "more").unwrap();
+    assert!(Arc::ptr_eq(&first, &fixture.discover()));
+}
+
+#[test]
+fn many_stamps_are_checked_in_parallel_with_the_same_answer() {
+    let fixture = Fixture::new();
+    for index in 0..1200 {
+        skill(
+            &fixture.root(),
+            &format!("group-{}/s{index}", index % 7),
+            "S.",
+        );
+    }
+    age(fixture.workspace.path());
+    let first = fixture.discover();
+    assert!(Arc::ptr_eq(&first, &fixture.discover()));
+    skill(&fixture.root(), "group-3/s0", "Changed.");
+    assert!(!Arc::ptr_eq(&first, &fixture.discover()));
+}

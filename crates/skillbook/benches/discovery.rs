@@ -1,0 +1,108 @@
+//! Discovery, catalog and read benchmarks on generated trees of 1,000 and 10,000 skills.
+//!
+//! `cargo bench -p skillbook --bench discovery`. Each benchmark counts skills, so divan prints
+//! skills per second. The trees are generated once per process (deterministic seed) and their
+//! times set back past the cache's racy window, as on a real machine whose skills were
+//! installed a while ago. The operating system's page cache is warm for every benchmark:
+//! "cold" means no in-process cache, not a cold disk.
+
+#![allow(clippy::expect_used, reason = "a benchmark without its fixture has nothing to measure")]
+
+#[path = "support/tree.rs"]
+mod tree;
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, SystemTime};
+
+use divan::Bencher;
+use divan::counter::ItemsCount;
+use skillbook::{Catalog, Discovery, DiscoveryCache, Home, ReadBoundary, ReadFile, ReadRequest};
+
+const SIZES: [usize; 2] = [1_000, 10_000];
+
+fn main() {
+    divan::main();
+}
+
+/// The generated workspace for `skills` skills: `<workspace>/.agents/skills/...`.
+fn workspace(skills: usize) -> PathBuf {
+    static TREES: OnceLock<Mutex<HashMap<usize, tempfile::TempDir>>> = OnceLock::new();
+    let trees = TREES.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut trees = trees
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let directory = trees.entry(skills).or_insert_with(|| {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let root = directory.path().join(".agents/skills");
+        tree::generate(&root, skills, 1).expect("the benchmark tree");
+        age(directory.path());
+        directory
+    });
+    directory.path().to_path_buf()
+}
+
+/// Sets modification times an hour back, past the cache's racy window.
+fn age(path: &Path) {
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    if let Ok(file) = File::open(path) {
+        let _ = file.set_modified(old);
+    }
+    if path.is_dir() {
+        for entry in fs::read_dir(path).into_iter().flatten().flatten() {
+            age(&entry.path());
+        }
+    }
+}
+
+fn discovery(skills: usize) -> Discovery {
+    let mut discovery = Discovery::new(workspace(skills));
+    discovery.home(Home::Off);
+    discovery
+}
+
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn cold_discovery(bencher: Bencher, skills: usize) {
+    let discovery = discovery(skills);
+    bencher
+        .counter(ItemsCount::new(skills))
+        .bench(|| discovery.discover());
+}
+
+#[divan::bench(args = SIZES, sample_count = 20, sample_size = 1)]
+fn warm_discovery(bencher: Bencher, skills: usize) {
+    let discovery = discovery(skills);
+    let cache = DiscoveryCache::new();
+    let first = cache.discover(&discovery);
+    assert_eq!(first.skills.len(), skills);
+    bencher.counter(ItemsCount::new(skills)).bench(|| {
+        let again = cache.discover(&discovery);
+        assert!(
+            std::sync::Arc::ptr_eq(&first, &again),
+            "the cache was not reused"
+        );
+        again
+    });
+}
+
+#[divan::bench(args = SIZES, sample_count = 20)]
+fn catalog_render(bencher: Bencher, skills: usize) {
+    let found = discovery(skills).discover();
+    bencher
+        .counter(ItemsCount::new(skills))
+        .bench(|| Catalog::new(&found.skills).render());
+}
+
+#[divan::bench(sample_count = 50)]
+fn read_skill_segment(bencher: Bencher) {
+    let found = discovery(1_000).discover();
+    let boundary = ReadBoundary::restricted(&found.read_roots).expect("the skill root");
+    let tool = ReadFile::new(&boundary);
+    let mut request = ReadRequest::new(&found.skills[500].path);
+    request.end_line = Some(50);
+    bencher
+        .counter(ItemsCount::new(1usize))
+        .bench(|| tool.read(&request).expect("a readable skill"));
+}
