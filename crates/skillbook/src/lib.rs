@@ -34,7 +34,8 @@
 //!
 //! The modules follow the specification's nouns: [`discovery`] walks roots, [`frontmatter`]
 //! reads a `SKILL.md`, [`catalog`] renders what the model sees, [`boundary`] and [`read`] are
-//! where a model touches the disk, and [`diagnostic`] types every problem met on the way.
+//! where a model touches the disk, [`validate`] checks skills against the Agent Skills format,
+//! and [`diagnostic`] types every problem met on the way.
 
 #![deny(missing_docs)]
 
@@ -46,6 +47,7 @@ pub mod frontmatter;
 mod paths;
 pub mod read;
 mod skill;
+pub mod validate;
 
 pub use catalog::{Catalog, Fingerprint, RenderedCatalog, append_to_prompt};
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
