@@ -22,6 +22,8 @@ pub(crate) enum Command {
     Catalog(CatalogArgs),
     /// Print one skill's SKILL.md.
     Show(ShowArgs),
+    /// Check skills against the Agent Skills format; exit 1 when there are errors.
+    Check(CheckArgs),
 }
 
 /// Options shared by every command (SPEC §9).
@@ -82,4 +84,15 @@ pub(crate) struct CatalogArgs {
 pub(crate) struct ShowArgs {
     /// The skill's name (case does not matter).
     pub(crate) name: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Skill directories, SKILL.md files, or directories holding skills [default: the
+    /// discovered roots].
+    #[arg(value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+    /// Make every finding an error: unknown fields, repaired YAML, tabs, `\r\n`, …
+    #[arg(long)]
+    pub(crate) strict: bool,
 }

@@ -11,12 +11,18 @@ use skillbook::Diagnostic;
 pub(crate) enum Outcome {
     /// Exit 0.
     Success,
+    /// Exit 1: the command ran and found problems (it printed them).
+    Problems,
+    /// Exit 2: the command line cannot be carried out (it printed why).
+    UsageError,
 }
 
 impl Outcome {
     pub(crate) fn exit_code(self) -> ExitCode {
         match self {
             Outcome::Success => ExitCode::SUCCESS,
+            Outcome::Problems => ExitCode::from(1),
+            Outcome::UsageError => ExitCode::from(2),
         }
     }
 }

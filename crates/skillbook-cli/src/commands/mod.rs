@@ -4,6 +4,7 @@ use crate::cli::{Cli, Command};
 use crate::output::Outcome;
 
 mod catalog;
+mod check;
 mod list;
 mod show;
 
@@ -13,5 +14,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::List => list::run(&cli.common),
         Command::Catalog(args) => catalog::run(&cli.common, args),
         Command::Show(args) => show::run(&cli.common, args),
+        Command::Check(args) => check::run(&cli.common, args),
     }
 }
