@@ -28,6 +28,8 @@ pub(crate) enum Command {
     Read(ReadArgs),
     /// Print skills added, removed or changed as it happens (`+`, `-`, `~`), until interrupted.
     Watch,
+    /// Check skills against the Agent Skills format; exit 1 when there are errors.
+    Check(CheckArgs),
 }
 
 /// Options shared by every command (SPEC §9).
@@ -108,4 +110,15 @@ pub(crate) struct ReadArgs {
     /// readable.
     #[arg(long)]
     pub(crate) restricted: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Skill directories, SKILL.md files, or directories holding skills [default: the
+    /// discovered roots].
+    #[arg(value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+    /// Make every finding an error: unknown fields, repaired YAML, tabs, `\r\n`, …
+    #[arg(long)]
+    pub(crate) strict: bool,
 }

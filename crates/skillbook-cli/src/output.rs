@@ -13,6 +13,8 @@ pub(crate) enum Outcome {
     Success,
     /// Exit 1: the command ran and reports a failure.
     Failure,
+    /// Exit 2: the command line cannot be carried out (it printed why).
+    UsageError,
 }
 
 impl Outcome {
@@ -20,6 +22,7 @@ impl Outcome {
         match self {
             Outcome::Success => ExitCode::SUCCESS,
             Outcome::Failure => ExitCode::FAILURE,
+            Outcome::UsageError => ExitCode::from(2),
         }
     }
 }

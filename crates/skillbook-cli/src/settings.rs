@@ -15,12 +15,17 @@ pub(crate) fn discovery(common: &CommonArgs) -> Discovery {
     discovery
         .home(home)
         .extra_roots(&common.extra)
-        .symlinks(match common.symlinks {
-            Symlinks::Skip => SymlinkPolicy::Skip,
-            Symlinks::Follow => SymlinkPolicy::Follow,
-        });
+        .symlinks(symlink_policy(common.symlinks));
     if !common.namespaces.is_empty() {
         discovery.namespaces(common.namespaces.iter().cloned());
     }
     discovery
+}
+
+/// The library's symlink policy for `--symlinks`.
+pub(crate) fn symlink_policy(symlinks: Symlinks) -> SymlinkPolicy {
+    match symlinks {
+        Symlinks::Skip => SymlinkPolicy::Skip,
+        Symlinks::Follow => SymlinkPolicy::Follow,
+    }
 }

@@ -146,9 +146,18 @@ fn list_text_prints_skills_on_stdout_and_diagnostics_on_stderr() {
         fixture.redact(&stdout(&output)),
         "Review  workspace  [WS]/.skillbook/skills/b/SKILL.md  (manual only)\n        Also reviews.\n"
     );
+    // The folders `a` and `b` do not match the names, and `Review` is not lower case.
     assert_eq!(
         fixture.redact(&stderr(&output)),
-        "warning[shadowed]: [WS]/.agents/skills/a/SKILL.md: skill `review` is ignored: \
+        "warning[name_not_lowercase]: [WS]/.skillbook/skills/b/SKILL.md:2:7: the name `Review` \
+         has upper-case letters; names are lower case; write it as: name: review\n\
+         warning[name_directory_mismatch]: [WS]/.skillbook/skills/b/SKILL.md:2:7: the name \
+         `Review` differs from the skill's directory `b`; clients expect them to be equal; write \
+         it as: name: b\n\
+         warning[name_directory_mismatch]: [WS]/.agents/skills/a/SKILL.md:2:7: the name \
+         `review` differs from the skill's directory `a`; clients expect them to be equal; \
+         rename the directory to `review`, or write: name: a\n\
+         warning[shadowed]: [WS]/.agents/skills/a/SKILL.md: skill `review` is ignored: \
          [WS]/.skillbook/skills/b/SKILL.md has the same name and comes first. Rename one of \
          them (names are compared ignoring case)\n"
     );

@@ -6,7 +6,10 @@
 //! installed a while ago. The operating system's page cache is warm for every benchmark:
 //! "cold" means no in-process cache, not a cold disk.
 
-#![allow(clippy::expect_used, reason = "a benchmark without its fixture has nothing to measure")]
+#![allow(
+    clippy::expect_used,
+    reason = "a benchmark without its fixture has nothing to measure"
+)]
 
 #[path = "support/tree.rs"]
 mod tree;

@@ -79,6 +79,47 @@ pub enum DiagnosticCode {
     Shadowed,
     /// Two skills share a name and the strict duplicate policy is on.
     DuplicateName,
+    /// The skill file has no front matter: it does not open with a `---` line.
+    MissingFrontMatter,
+    /// Blank lines come before the opening `---`, which many clients do not accept.
+    LeadingBlankLines,
+    /// The skill file starts with a UTF-8 byte-order mark, which hides the opening `---` from
+    /// many clients.
+    ByteOrderMark,
+    /// The front matter uses Windows line ends (`\r\n`).
+    CrlfLineEnds,
+    /// The front matter holds a tab character, which many YAML readers refuse.
+    TabCharacter,
+    /// The skill file is named `skill.md`; the format names it `SKILL.md`.
+    LowercaseFileName,
+    /// The front matter has no `name`, or it is empty.
+    MissingName,
+    /// The `name` is longer than 64 characters.
+    NameTooLong,
+    /// The `name` holds upper-case letters.
+    NameNotLowercase,
+    /// The `name` holds a character other than a letter, a digit or a hyphen.
+    NameInvalidCharacter,
+    /// The `name` starts or ends with a hyphen, or holds two hyphens in a row.
+    NameHyphens,
+    /// The `name` differs from the name of the skill's directory.
+    NameDirectoryMismatch,
+    /// The front matter has no `description`, or it is empty.
+    MissingDescription,
+    /// The `description` is longer than 1024 characters.
+    DescriptionTooLong,
+    /// The `compatibility` is longer than 500 characters.
+    CompatibilityTooLong,
+    /// An optional field of the format is present without a value.
+    EmptyField,
+    /// A `metadata` value is a list or a mapping instead of a string.
+    MetadataValueNotString,
+    /// A value YAML reads as a number, a boolean or null where the format expects a string.
+    NonStringValue,
+    /// A front matter field the format does not define.
+    UnknownField,
+    /// A path given to the validator holds no skill.
+    NoSkillFound,
 }
 
 impl DiagnosticCode {
@@ -102,6 +143,26 @@ impl DiagnosticCode {
             DiagnosticCode::DirectoryLimit => "directory_limit",
             DiagnosticCode::Shadowed => "shadowed",
             DiagnosticCode::DuplicateName => "duplicate_name",
+            DiagnosticCode::MissingFrontMatter => "missing_front_matter",
+            DiagnosticCode::LeadingBlankLines => "leading_blank_lines",
+            DiagnosticCode::ByteOrderMark => "byte_order_mark",
+            DiagnosticCode::CrlfLineEnds => "crlf_line_ends",
+            DiagnosticCode::TabCharacter => "tab_character",
+            DiagnosticCode::LowercaseFileName => "lowercase_file_name",
+            DiagnosticCode::MissingName => "missing_name",
+            DiagnosticCode::NameTooLong => "name_too_long",
+            DiagnosticCode::NameNotLowercase => "name_not_lowercase",
+            DiagnosticCode::NameInvalidCharacter => "name_invalid_character",
+            DiagnosticCode::NameHyphens => "name_hyphens",
+            DiagnosticCode::NameDirectoryMismatch => "name_directory_mismatch",
+            DiagnosticCode::MissingDescription => "missing_description",
+            DiagnosticCode::DescriptionTooLong => "description_too_long",
+            DiagnosticCode::CompatibilityTooLong => "compatibility_too_long",
+            DiagnosticCode::EmptyField => "empty_field",
+            DiagnosticCode::MetadataValueNotString => "metadata_value_not_string",
+            DiagnosticCode::NonStringValue => "non_string_value",
+            DiagnosticCode::UnknownField => "unknown_field",
+            DiagnosticCode::NoSkillFound => "no_skill_found",
         }
     }
 }
@@ -135,8 +196,11 @@ pub struct Diagnostic {
     /// 1-based column (in characters) on `line`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u64>,
-    /// What happened and what to do about it.
+    /// What happened (and, when there is no hint, what to do about it).
     pub message: String,
+    /// How to fix it, when there is a concrete fix (for example the corrected line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 impl Diagnostic {
@@ -154,6 +218,7 @@ impl Diagnostic {
             line: None,
             column: None,
             message: message.into(),
+            hint: None,
         }
     }
 
@@ -174,9 +239,17 @@ impl Diagnostic {
         self.column = Some(column);
         self
     }
+
+    /// Returns the diagnostic with a hint: how to fix the problem.
+    #[must_use]
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
 }
 
-/// Formats as `severity[code]: path:line:column: message`.
+/// Formats as `severity[code]: path:line:column: message`, followed by `; hint` when there is
+/// a hint.
 impl fmt::Display for Diagnostic {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -192,7 +265,11 @@ impl fmt::Display for Diagnostic {
                 write!(formatter, ":{column}")?;
             }
         }
-        write!(formatter, ": {}", self.message)
+        write!(formatter, ": {}", self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(formatter, "; {hint}")?;
+        }
+        Ok(())
     }
 }
 
@@ -211,6 +288,22 @@ mod tests {
         assert_eq!(
             diagnostic.to_string(),
             "error[invalid_yaml]: /s/a/SKILL.md:3:7: bad"
+        );
+    }
+
+    #[test]
+    fn display_appends_the_hint() {
+        let diagnostic = Diagnostic::warning(
+            DiagnosticCode::RepairedYaml,
+            Path::new("/s/a/SKILL.md"),
+            "read as if quoted",
+        )
+        .at(3, 22)
+        .with_hint("write it as: description: \"a: b\"");
+        assert_eq!(
+            diagnostic.to_string(),
+            "warning[repaired_yaml]: /s/a/SKILL.md:3:22: read as if quoted; write it as: \
+             description: \"a: b\""
         );
     }
 

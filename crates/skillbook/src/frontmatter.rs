@@ -49,6 +49,8 @@ pub struct SkillDocument {
     pub raw_front_matter: Option<String>,
     /// 1-based line of the first front matter line (the line after the opening `---`).
     pub front_matter_line: Option<u64>,
+    /// The file starts with a UTF-8 byte-order mark (it was skipped).
+    pub byte_order_mark: bool,
     /// 1-based line where the body starts.
     pub body_line: u64,
     /// Problems found, each naming the file, with line and column where they have one.
@@ -126,10 +128,12 @@ impl<'p> Scanner<'p> {
     /// Feeds one line, including its line end (the last line may have none).
     pub(crate) fn push_line(&mut self, line: &str) -> Progress {
         self.line_number += 1;
-        let line = if self.line_number == 1 {
-            line.strip_prefix('\u{feff}').unwrap_or(line)
-        } else {
-            line
+        let line = match line.strip_prefix('\u{feff}') {
+            Some(rest) if self.line_number == 1 => {
+                self.document.byte_order_mark = true;
+                rest
+            }
+            _ => line,
         };
         match self.state {
             State::Start => self.start_line(line),

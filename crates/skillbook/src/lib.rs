@@ -34,7 +34,8 @@
 //!
 //! The modules follow the specification's nouns: [`discovery`] walks roots, [`frontmatter`]
 //! reads a `SKILL.md`, [`catalog`] renders what the model sees, [`boundary`] and [`read`] are
-//! where a model touches the disk, and [`diagnostic`] types every problem met on the way.
+//! where a model touches the disk, [`validate`] checks skills against the Agent Skills format,
+//! and [`diagnostic`] types every problem met on the way.
 
 #![deny(missing_docs)]
 
@@ -48,6 +49,7 @@ pub mod read;
 pub mod runtime;
 mod skill;
 pub mod sources;
+pub mod validate;
 #[cfg(feature = "watch")]
 pub mod watch;
 

@@ -4,6 +4,7 @@ use crate::cli::{Cli, Command};
 use crate::output::Outcome;
 
 mod catalog;
+mod check;
 mod demo;
 mod list;
 mod read;
@@ -19,5 +20,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Show(args) => show::run(&cli.common, args),
         Command::Read(args) => read::run(&cli.common, args),
         Command::Watch => watch::run(&cli.common),
+        Command::Check(args) => check::run(&cli.common, args),
     }
 }

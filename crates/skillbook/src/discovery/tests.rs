@@ -215,8 +215,18 @@ fn names_differing_only_in_case_give_one_skill_and_a_shadowed_warning() {
     let found = discover(workspace.path());
     assert_eq!(names(&found), ["review"]);
     assert_eq!(found.skills[0].path, first);
-    assert_eq!(codes(&found), ["shadowed"]);
-    let diagnostic = &found.diagnostics[0];
+    // The folders `a` and `b` do not match the names, and ` REVIEW ` is not lower case: the
+    // lenient format rules warn about both skills before the duplicate is resolved.
+    assert_eq!(
+        codes(&found),
+        [
+            "name_directory_mismatch",
+            "name_not_lowercase",
+            "name_directory_mismatch",
+            "shadowed"
+        ]
+    );
+    let diagnostic = &found.diagnostics[3];
     assert_eq!(diagnostic.path, second);
     assert_eq!(diagnostic.severity, Severity::Warning);
     assert!(diagnostic.message.contains(&first.display().to_string()));
@@ -231,7 +241,15 @@ fn strict_duplicates_are_errors() {
         .home(Home::Off)
         .duplicates(DuplicatePolicy::Reject)
         .discover();
-    assert_eq!(codes(&found), ["duplicate_name"]);
+    assert_eq!(
+        codes(&found),
+        [
+            "name_directory_mismatch",
+            "name_not_lowercase",
+            "name_directory_mismatch",
+            "duplicate_name"
+        ]
+    );
     assert!(found.has_errors());
 }
 
@@ -258,7 +276,9 @@ fn a_hard_link_to_the_same_file_is_one_skill() {
     fs::hard_link(&original, root.join("b/SKILL.md")).unwrap();
     let found = discover(workspace.path());
     assert_eq!(names(&found), ["linked"]);
-    assert!(found.diagnostics.is_empty());
+    // Found once, through folder `a`, whose name differs from `linked`.
+    assert_eq!(codes(&found), ["name_directory_mismatch"]);
+    assert_eq!(found.diagnostics[0].path, original);
 }
 
 #[test]
@@ -329,7 +349,7 @@ fn oversized_skill_file_is_reported_and_read_up_to_the_limit() {
         .discover();
     assert_eq!(names(&found), ["big"]);
     assert_eq!(found.skills[0].description.len(), 1024 - "# big\n".len());
-    assert_eq!(codes(&found), ["file_too_large"]);
+    assert_eq!(codes(&found), ["file_too_large", "missing_front_matter"]);
 }
 
 #[test]
@@ -441,7 +461,11 @@ mod unix {
         assert_eq!(names(&found), ["linked"]);
         assert_eq!(found.skills[0].path, target.join("SKILL.md"));
         assert_eq!(found.read_roots, [root.clone(), target]);
-        assert_eq!(codes(&found), ["broken_symlink", "symlink_loop"]);
+        // The followed folder `target` holds a skill named `linked`.
+        assert_eq!(
+            codes(&found),
+            ["broken_symlink", "symlink_loop", "name_directory_mismatch"]
+        );
     }
 
     #[test]
@@ -488,7 +512,8 @@ mod unix {
             return;
         }
         assert_eq!(names(&found), ["visible"]);
-        assert_eq!(codes(&found), ["unreadable"]);
+        // The folder `open` holds a skill named `visible`.
+        assert_eq!(codes(&found), ["unreadable", "name_directory_mismatch"]);
     }
 }
 

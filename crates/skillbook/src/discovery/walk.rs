@@ -313,6 +313,8 @@ impl Walker {
         match skill_file::read(opened, &path, self.limits.max_file_bytes) {
             Ok(mut document) => {
                 self.diagnostics.append(&mut document.diagnostics);
+                self.diagnostics
+                    .extend(crate::validate::lenient_findings(&path, &document));
                 self.skills
                     .push(Skill::from_document(document, path, source));
             }

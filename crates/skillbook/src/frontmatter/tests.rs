@@ -58,6 +58,8 @@ fn bom_crlf_and_leading_blank_lines_are_accepted() {
         document.raw_front_matter.as_deref(),
         Some("name: a\r\ndescription: b\r\n")
     );
+    assert!(document.byte_order_mark);
+    assert_eq!(document.front_matter_line, Some(4));
     assert!(document.diagnostics.is_empty());
 }
 
@@ -77,10 +79,9 @@ fn unquoted_colon_is_repaired_with_a_warning_at_the_colon() {
         Some("Use when: the user asks")
     );
     assert_eq!(codes(&document), [("repaired_yaml", Some(3), Some(22))]);
-    assert!(
-        document.diagnostics[0]
-            .message
-            .contains(r#"description: "Use when: the user asks""#)
+    assert_eq!(
+        document.diagnostics[0].hint.as_deref(),
+        Some(r#"write it as: description: "Use when: the user asks""#)
     );
 }
 

@@ -101,13 +101,11 @@ pub(super) fn read_front_matter(
             Diagnostic::warning(
                 DiagnosticCode::RepairedYaml,
                 path,
-                format!(
-                    "a value contains `: ` without quotes, which is invalid YAML (many clients \
-                     drop this skill); it was read as if quoted. Write it as: {}",
-                    repair.quoted_line
-                ),
+                "a value contains `: ` without quotes, which is invalid YAML (many clients drop \
+                 this skill); it was read as if quoted",
             )
-            .at(first_line + repair.line_index as u64, repair.column),
+            .at(first_line + repair.line_index as u64, repair.column)
+            .with_hint(format!("write it as: {}", repair.quoted_line)),
         );
         report_duplicate_keys(path, raw, first_line, document);
         apply_fields(path, raw, first_line, fields, document);

@@ -1,0 +1,508 @@
+//! Validation: checking skills against the Agent Skills format (`skillbook check`).
+//!
+//! The rules, each with its stable [`DiagnosticCode`]:
+//!
+//! 1. **Front matter.** The file opens with `---` on its first line (no blank lines —
+//!    `leading_blank_lines` —, no byte-order mark — `byte_order_mark`), holds valid YAML
+//!    (`invalid_yaml`, `repaired_yaml` for the unquoted `: ` that was read as if quoted,
+//!    `duplicate_key`, `front_matter_not_mapping`) and is closed by `---`
+//!    (`unclosed_front_matter`). No front matter at all is one `missing_front_matter`.
+//!    Windows line ends (`crlf_line_ends`) and tabs (`tab_character`) are reported because many
+//!    clients refuse them. The file is named `SKILL.md` (`lowercase_file_name` for `skill.md`).
+//! 2. **`name`** is present (`missing_name`); compared in Unicode NFKC, it has at most 64
+//!    characters (`name_too_long`), no upper-case letters (`name_not_lowercase`), only letters,
+//!    digits and hyphens of any script (`name_invalid_character`), no hyphen at either end and
+//!    never two in a row (`name_hyphens`), and equals the directory's name
+//!    (`name_directory_mismatch`).
+//! 3. **`description`** is present and not blank (`missing_description`), at most 1024
+//!    characters (`description_too_long`).
+//! 4. **`compatibility`**, **`license`**, **`allowed-tools`** are optional strings
+//!    (`invalid_field_type`, `empty_field`); `compatibility` has at most 500 characters
+//!    (`compatibility_too_long`).
+//! 5. **`metadata`** is a mapping (`invalid_field_type`, `empty_field`) of keys to strings
+//!    (`metadata_value_not_string`).
+//! 6. Values YAML reads as numbers, booleans or null where text belongs (`version: 1.0`) are
+//!    `non_string_value`; fields the format does not define are `unknown_field`.
+//!
+//! How serious each finding is depends on the [`Mode`]: discovery uses [`Mode::Lenient`],
+//! `skillbook check` uses [`Mode::Standard`], and `skillbook check --strict` uses
+//! [`Mode::Strict`]. The rules are the same in every mode.
+//!
+//! ```
+//! use std::path::Path;
+//! use skillbook::validate::{self, Mode};
+//!
+//! let text = "---\nname: PDF Tools\ndescription: Fill PDF forms.\n---\n";
+//! let problems = validate::check_text(Path::new("skills/pdf-tools/SKILL.md"), text, Mode::Standard);
+//! let codes: Vec<&str> = problems.iter().map(|problem| problem.code.as_str()).collect();
+//! assert_eq!(codes, ["name_not_lowercase", "name_invalid_character", "name_directory_mismatch"]);
+//! assert_eq!((problems[0].line, problems[0].column), (Some(2), Some(7)));
+//! assert_eq!(problems[0].hint.as_deref(), Some("write it as: name: pdf-tools"));
+//! ```
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
+use crate::discovery::{Discovery, Home, Limits, SymlinkPolicy};
+use crate::frontmatter::{self, SkillDocument};
+
+mod name;
+mod position;
+mod rules;
+mod source;
+
+pub use name::MAX_NAME_CHARACTERS;
+pub use rules::{FORMAT_FIELDS, MAX_COMPATIBILITY_CHARACTERS, MAX_DESCRIPTION_CHARACTERS};
+
+/// How strictly findings count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Mode {
+    /// What discovery reports: breaking the format and the repairs are warnings (skillbook
+    /// still loads the skill), unknown fields, `\r\n` line ends and a `skill.md` file name are
+    /// not reported (skillbook accepts them on purpose). Unreadable front matter stays an error.
+    Lenient,
+    /// `skillbook check`: breaking the format is an error; the repairs and what only some
+    /// clients refuse (unknown fields, tabs, `\r\n`, a byte-order mark, …) are warnings.
+    #[default]
+    Standard,
+    /// `skillbook check --strict`: every finding is an error.
+    Strict,
+}
+
+/// What kind of finding a code is, which decides its severity in each [`Mode`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// The file or its front matter cannot be read as written: an error in every mode.
+    Broken,
+    /// The skill breaks the format: a warning in lenient mode, an error otherwise.
+    Format,
+    /// skillbook repaired or tolerated it, other clients may not: an error only when strict.
+    Repair,
+    /// skillbook accepts it on purpose: silent in lenient mode, an error only when strict.
+    Convention,
+    /// About the walk, not a file's content: the severity discovery gave it.
+    Walk,
+}
+
+fn class(code: DiagnosticCode) -> Class {
+    use DiagnosticCode as Code;
+    match code {
+        Code::InvalidYaml
+        | Code::UnclosedFrontMatter
+        | Code::FrontMatterNotMapping
+        | Code::InvalidUtf8
+        | Code::DuplicateName => Class::Broken,
+        Code::InvalidFieldType
+        | Code::FileTooLarge
+        | Code::MissingFrontMatter
+        | Code::MissingName
+        | Code::NameTooLong
+        | Code::NameNotLowercase
+        | Code::NameInvalidCharacter
+        | Code::NameHyphens
+        | Code::NameDirectoryMismatch
+        | Code::MissingDescription
+        | Code::DescriptionTooLong
+        | Code::CompatibilityTooLong
+        | Code::EmptyField
+        | Code::MetadataValueNotString => Class::Format,
+        Code::RepairedYaml
+        | Code::DuplicateKey
+        | Code::NonStringValue
+        | Code::ByteOrderMark
+        | Code::LeadingBlankLines
+        | Code::TabCharacter
+        | Code::Shadowed => Class::Repair,
+        Code::UnknownField | Code::CrlfLineEnds | Code::LowercaseFileName => Class::Convention,
+        Code::NotRegularFile
+        | Code::SymlinkSkipped
+        | Code::BrokenSymlink
+        | Code::SymlinkLoop
+        | Code::Unreadable
+        | Code::DepthLimit
+        | Code::DirectoryLimit
+        | Code::NoSkillFound => Class::Walk,
+    }
+}
+
+/// The severity of a finding with `code` in `mode`; `None` when the mode does not report it.
+fn severity(code: DiagnosticCode, mode: Mode, found: Severity) -> Option<Severity> {
+    use Severity::{Error, Warning};
+    match (class(code), mode) {
+        (Class::Walk, _) => Some(found),
+        (Class::Broken, _) | (Class::Format, Mode::Standard | Mode::Strict) => Some(Error),
+        (Class::Format | Class::Repair, Mode::Lenient) => Some(Warning),
+        (Class::Repair | Class::Convention, Mode::Standard) => Some(Warning),
+        (Class::Repair | Class::Convention, Mode::Strict) => Some(Error),
+        (Class::Convention, Mode::Lenient) => None,
+    }
+}
+
+/// Sets each diagnostic's severity for `mode`, dropping those the mode does not report.
+fn grade(diagnostics: Vec<Diagnostic>, mode: Mode) -> Vec<Diagnostic> {
+    diagnostics
+        .into_iter()
+        .filter_map(|mut diagnostic| {
+            diagnostic.severity = severity(diagnostic.code, mode, diagnostic.severity)?;
+            Some(diagnostic)
+        })
+        .collect()
+}
+
+/// Every problem of a parsed skill file: the reader's own diagnostics and the format's rules,
+/// graded for `mode`, in line order. `path` is the skill file; its directory's name is the one
+/// the `name` must equal.
+pub fn check_document(path: &Path, document: &SkillDocument, mode: Mode) -> Vec<Diagnostic> {
+    let mut diagnostics = document.diagnostics.clone();
+    diagnostics.extend(rules::check(path, document));
+    let mut diagnostics = grade(diagnostics, mode);
+    diagnostics.sort_by_key(|diagnostic| diagnostic.line);
+    diagnostics
+}
+
+/// [`check_document`] for a skill file's text held in memory.
+pub fn check_text(path: &Path, text: &str, mode: Mode) -> Vec<Diagnostic> {
+    check_document(path, &frontmatter::parse(path, text), mode)
+}
+
+/// The format's rules in [`Mode::Lenient`], without the reader's own diagnostics (discovery
+/// reports those already).
+pub(crate) fn lenient_findings(path: &Path, document: &SkillDocument) -> Vec<Diagnostic> {
+    grade(rules::check(path, document), Mode::Lenient)
+}
+
+/// What a check found.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Report {
+    /// How many skill files were checked.
+    pub skills_checked: usize,
+    /// Every problem, grouped by file and in line order within a file.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The source line of each positioned diagnostic, by path and line.
+    source_lines: BTreeMap<(PathBuf, u64), String>,
+}
+
+impl Report {
+    /// No diagnostic is an error. Warnings alone leave a report valid.
+    pub fn is_valid(&self) -> bool {
+        self.count(Severity::Error) == 0
+    }
+
+    /// How many diagnostics have `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == severity)
+            .count()
+    }
+
+    /// The text of the line a diagnostic points at (without its line end), when it has one.
+    pub fn source_line(&self, diagnostic: &Diagnostic) -> Option<&str> {
+        let line = diagnostic.line?;
+        self.source_lines
+            .get(&(diagnostic.path.clone(), line))
+            .map(String::as_str)
+    }
+
+    /// Adds another report's skills and diagnostics to this one.
+    pub fn merge(&mut self, other: Report) {
+        self.skills_checked += other.skills_checked;
+        self.diagnostics.extend(other.diagnostics);
+        self.source_lines.extend(other.source_lines);
+    }
+
+    fn problem(diagnostic: Diagnostic) -> Self {
+        Report {
+            diagnostics: vec![diagnostic],
+            ..Report::default()
+        }
+    }
+}
+
+/// Why a path could not be checked at all.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {kind}", path.display())]
+pub struct CheckError {
+    path: PathBuf,
+    kind: CheckErrorKind,
+}
+
+impl CheckError {
+    /// The path as it was given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What was wrong with it.
+    pub fn kind(&self) -> CheckErrorKind {
+        self.kind
+    }
+}
+
+/// What was wrong with a path given to [`Checker::check_path`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckErrorKind {
+    /// Nothing exists at the path.
+    #[error("no such file or directory")]
+    NotFound,
+    /// The path is a file that is not named `SKILL.md` or `skill.md`.
+    #[error("not a skill file: give a skill directory, a SKILL.md, or a directory of skills")]
+    NotASkillFile,
+}
+
+/// Checks skills on disk: a skill directory, a `SKILL.md`, or a directory holding many skills.
+///
+/// ```
+/// use skillbook::validate::{Checker, Mode};
+///
+/// let root = tempfile::tempdir()?;
+/// let skill = root.path().join("review");
+/// std::fs::create_dir(&skill)?;
+/// std::fs::write(skill.join("SKILL.md"), "---\nname: review\ndescription: Review code.\n---\n")?;
+///
+/// let report = Checker::new(Mode::Strict).check_path(root.path())?;
+/// assert_eq!(report.skills_checked, 1);
+/// assert!(report.is_valid());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Checker {
+    mode: Mode,
+    symlinks: SymlinkPolicy,
+    limits: Limits,
+}
+
+impl Checker {
+    /// A checker grading findings for `mode`.
+    pub fn new(mode: Mode) -> Self {
+        Checker {
+            mode,
+            symlinks: SymlinkPolicy::default(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// What to do with symbolic links below a directory, and with a linked `SKILL.md` given
+    /// directly. Default: [`SymlinkPolicy::Skip`], as in discovery.
+    pub fn symlinks(&mut self, policy: SymlinkPolicy) -> &mut Self {
+        self.symlinks = policy;
+        self
+    }
+
+    /// Walk bounds and the largest skill file read. Default: [`Limits::default`].
+    pub fn limits(&mut self, limits: Limits) -> &mut Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Checks `path`: a `SKILL.md` (or `skill.md`), a skill directory, or a directory searched
+    /// for skills at any depth as discovery searches a root. A path holding no skill gets a
+    /// `no_skill_found` error; problems on the way (unreadable folders, skipped links) are
+    /// diagnostics. Paths in the report start with `path` as given.
+    ///
+    /// # Errors
+    ///
+    /// Nothing exists at `path` ([`CheckErrorKind::NotFound`]), or it is a file with another
+    /// name ([`CheckErrorKind::NotASkillFile`]).
+    pub fn check_path(&self, path: impl AsRef<Path>) -> Result<Report, CheckError> {
+        let path = path.as_ref();
+        let error = |kind| CheckError {
+            path: path.to_path_buf(),
+            kind,
+        };
+        let metadata = match fs::symlink_metadata(path) {
+            Ok(metadata) => metadata,
+            Err(failure) if failure.kind() == io::ErrorKind::NotFound => {
+                return Err(error(CheckErrorKind::NotFound));
+            }
+            Err(failure) => return Ok(Report::problem(unreadable(path, &failure))),
+        };
+        let link = metadata.file_type().is_symlink();
+        let is_directory = if link {
+            fs::metadata(path).is_ok_and(|target| target.is_dir())
+        } else {
+            metadata.is_dir()
+        };
+        if is_directory {
+            let mut report = self.check_directory(path);
+            if report.skills_checked == 0 {
+                report.diagnostics.push(no_skill_found(path));
+            }
+            return Ok(report);
+        }
+        if !is_skill_file_name(path) {
+            return Err(error(CheckErrorKind::NotASkillFile));
+        }
+        if link && self.symlinks == SymlinkPolicy::Skip {
+            let mut report = Report::problem(symlink_skipped(path));
+            report.diagnostics.push(no_skill_found(path));
+            return Ok(report);
+        }
+        Ok(self.check_file(path, link))
+    }
+
+    /// Checks the skills under every root `discovery` searches ([`Discovery::roots`]), each
+    /// root on its own, so that a workspace skill overriding a home skill of the same name is
+    /// not a problem. Missing roots are skipped; when no root holds a skill, the report has one
+    /// `no_skill_found` error at the workspace.
+    pub fn check_roots(&self, discovery: &Discovery) -> Report {
+        let mut report = Report::default();
+        for root in discovery.roots() {
+            if fs::metadata(&root.path).is_ok_and(|metadata| metadata.is_dir()) {
+                report.merge(self.check_directory(&root.path));
+            }
+        }
+        if report.skills_checked == 0 {
+            report.diagnostics.push(
+                Diagnostic::error(
+                    DiagnosticCode::NoSkillFound,
+                    discovery.workspace(),
+                    "no skill found in the searched roots",
+                )
+                .with_hint(
+                    "put skills under .agents/skills in the workspace, or give the paths to check",
+                ),
+            );
+        }
+        report
+    }
+
+    /// Checks every skill discovery finds with `directory` as its only root.
+    fn check_directory(&self, directory: &Path) -> Report {
+        let mut discovery = Discovery::new(directory);
+        let absolute = discovery.workspace().to_path_buf();
+        discovery
+            .home(Home::Off)
+            .namespaces(Vec::<String>::new())
+            .extra_root(&absolute)
+            .symlinks(self.symlinks)
+            .limits(self.limits);
+        let found = discovery.discover();
+        let mut files: Vec<PathBuf> = found
+            .skills
+            .iter()
+            .map(|skill| skill.path.clone())
+            .collect();
+        let mut walk_diagnostics = Vec::new();
+        for diagnostic in found.diagnostics {
+            if matches!(
+                diagnostic.code,
+                DiagnosticCode::Shadowed | DiagnosticCode::DuplicateName
+            ) {
+                files.push(diagnostic.path.clone());
+            }
+            // Content diagnostics are found again below, graded for this mode.
+            if class(diagnostic.code) == Class::Walk || diagnostic.code == DiagnosticCode::Shadowed
+            {
+                walk_diagnostics.push(diagnostic);
+            }
+        }
+        let mut report = Report::default();
+        for file in files {
+            report.merge(self.check_file(&file, false));
+        }
+        report
+            .diagnostics
+            .extend(grade(walk_diagnostics, self.mode));
+        report
+            .diagnostics
+            .sort_by(|left, right| left.path.cmp(&right.path));
+        report.relative_to(&absolute, directory)
+    }
+
+    /// Checks one skill file.
+    fn check_file(&self, path: &Path, follow_link: bool) -> Report {
+        let source = match source::read(path, self.limits.max_file_bytes, follow_link) {
+            Ok(source) => source,
+            Err(source::ReadFailure::NotRegular) => {
+                return Report::problem(Diagnostic::error(
+                    DiagnosticCode::NotRegularFile,
+                    path,
+                    "not a regular file (a directory, FIFO, socket or device), so it is not a \
+                     skill file; replace it with a regular file",
+                ));
+            }
+            Err(source::ReadFailure::Io(failure)) => {
+                return Report::problem(unreadable(path, &failure));
+            }
+        };
+        let diagnostics = check_document(path, &source.document, self.mode);
+        let mut source_lines = BTreeMap::new();
+        for line in diagnostics.iter().filter_map(|diagnostic| diagnostic.line) {
+            let index = usize::try_from(line - 1).unwrap_or(usize::MAX);
+            if let Some(text) = source.text.lines().nth(index) {
+                let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+                let text = text.strip_suffix('\r').unwrap_or(text);
+                source_lines.insert((path.to_path_buf(), line), text.to_owned());
+            }
+        }
+        Report {
+            skills_checked: 1,
+            diagnostics,
+            source_lines,
+        }
+    }
+}
+
+impl Report {
+    /// Rewrites paths under `absolute` to start with `given` instead.
+    fn relative_to(mut self, absolute: &Path, given: &Path) -> Report {
+        if absolute == given {
+            return self;
+        }
+        let rewrite = |path: &Path| match path.strip_prefix(absolute) {
+            Ok(rest) if rest.as_os_str().is_empty() => given.to_path_buf(),
+            Ok(rest) => given.join(rest),
+            Err(_) => path.to_path_buf(),
+        };
+        for diagnostic in &mut self.diagnostics {
+            diagnostic.path = rewrite(&diagnostic.path);
+        }
+        self.source_lines = std::mem::take(&mut self.source_lines)
+            .into_iter()
+            .map(|((path, line), text)| ((rewrite(&path), line), text))
+            .collect();
+        self
+    }
+}
+
+fn is_skill_file_name(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name == "SKILL.md" || name == "skill.md")
+}
+
+fn unreadable(path: &Path, failure: &io::Error) -> Diagnostic {
+    Diagnostic::error(
+        DiagnosticCode::Unreadable,
+        path,
+        format!("cannot be read ({failure})"),
+    )
+    .with_hint("check its permissions")
+}
+
+fn symlink_skipped(path: &Path) -> Diagnostic {
+    Diagnostic::warning(
+        DiagnosticCode::SymlinkSkipped,
+        path,
+        "symbolic link skipped: links are not followed by default",
+    )
+    .with_hint("give the link's target, or follow links (--symlinks follow)")
+}
+
+fn no_skill_found(path: &Path) -> Diagnostic {
+    Diagnostic::error(
+        DiagnosticCode::NoSkillFound,
+        path,
+        "no skill found here: a skill is a directory holding a SKILL.md",
+    )
+    .with_hint("give a skill directory, a SKILL.md, or a directory that holds skills")
+}
+
+#[cfg(test)]
+mod tests;
