@@ -26,6 +26,8 @@ mod body;
 mod lines;
 mod yaml;
 
+pub(crate) use yaml::value_kind;
+
 pub use body::first_heading_and_paragraph;
 
 /// Everything read from one `SKILL.md`.

@@ -207,7 +207,7 @@ impl DiscoveryCache {
 
 /// Checks stamps on up to four threads when there are many (each check is one `stat`).
 fn all_hold(stamps: &[Stamp]) -> bool {
-    const PER_THREAD: usize = 2048;
+    const PER_THREAD: usize = 512;
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(4)

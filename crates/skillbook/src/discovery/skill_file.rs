@@ -140,17 +140,29 @@ fn decode(line: &[u8], at_limit: bool) -> Option<String> {
     }
 }
 
+/// The first `max_bytes` of a regular file and its full length; `Ok(None)` when the path is
+/// not a regular file. Never blocks on a FIFO; follows a final symlink only when asked.
+pub(crate) fn read_prefix(
+    path: &Path,
+    follow_link: bool,
+    max_bytes: u64,
+) -> io::Result<Option<(Vec<u8>, u64)>> {
+    let Opened::Regular(opened) = open(path, follow_link)? else {
+        return Ok(None);
+    };
+    let capacity = usize::try_from(opened.len.min(max_bytes)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
+    opened.file.take(max_bytes).read_to_end(&mut bytes)?;
+    Ok(Some((bytes, opened.len)))
+}
+
 /// Reads a whole skill file as text (invalid UTF-8 replaced), at most `max_bytes`, without
 /// following a final symlink or blocking on a FIFO. The flag says whether it was cut.
 pub(crate) fn read_text(path: &Path, max_bytes: u64) -> io::Result<(String, bool)> {
-    let Opened::Regular(opened) = open(path, false)? else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    };
-    let truncated = opened.len > max_bytes;
-    let mut bytes = Vec::with_capacity(opened.len.min(max_bytes) as usize);
-    opened.file.take(max_bytes).read_to_end(&mut bytes)?;
-    Ok((String::from_utf8_lossy(&bytes).into_owned(), truncated))
+    let (bytes, len) = read_prefix(path, false, max_bytes)?
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"))?;
+    Ok((
+        String::from_utf8_lossy(&bytes).into_owned(),
+        len > max_bytes,
+    ))
 }

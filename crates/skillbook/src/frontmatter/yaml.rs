@@ -127,7 +127,8 @@ pub(super) fn read_front_matter(
     read_lines_into(raw, document);
 }
 
-fn value_kind(value: &Value) -> &'static str {
+/// The YAML name of a value's kind: `null`, `boolean`, `number`, `string`, `list`, `mapping`.
+pub(crate) fn value_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

@@ -401,7 +401,7 @@ fn check_metadata(
                 key_line.map(|line| line.value),
                 format!(
                     "`metadata` is a YAML {} but must be a mapping of keys to strings",
-                    kind_of(other)
+                    crate::frontmatter::value_kind(other)
                 ),
                 "write it as indented `key: value` lines under `metadata:`",
             );
@@ -444,16 +444,5 @@ fn check_metadata_value(
             format!("`{label}` is a YAML {kind}; metadata maps keys to strings"),
             format!("write `{key}` as one string, or split it into several `key: value` lines"),
         ),
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "mapping",
     }
 }

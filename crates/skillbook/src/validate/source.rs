@@ -1,11 +1,11 @@
 //! Reading one skill file for the validator: the whole file up to the size limit, never
 //! blocking, with invalid UTF-8 and the size limit reported.
 
-use std::fs::OpenOptions;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, DiagnosticCode};
+use crate::discovery::skill_file;
 use crate::frontmatter::{self, SkillDocument};
 
 /// A skill file's text and what the reader made of it.
@@ -29,28 +29,10 @@ pub(super) fn read(
     max_bytes: u64,
     follow_link: bool,
 ) -> Result<SourceFile, ReadFailure> {
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut flags = libc::O_NONBLOCK;
-        if !follow_link {
-            flags |= libc::O_NOFOLLOW;
-        }
-        options.custom_flags(flags);
-    }
-    let file = options.open(path).map_err(ReadFailure::Io)?;
-    let metadata = file.metadata().map_err(ReadFailure::Io)?;
-    if !metadata.is_file() {
-        return Err(ReadFailure::NotRegular);
-    }
-    let capacity = usize::try_from(metadata.len().min(max_bytes)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(capacity);
-    file.take(max_bytes)
-        .read_to_end(&mut bytes)
-        .map_err(ReadFailure::Io)?;
-    let truncated = metadata.len() > max_bytes;
+    let (bytes, len) = skill_file::read_prefix(path, follow_link, max_bytes)
+        .map_err(ReadFailure::Io)?
+        .ok_or(ReadFailure::NotRegular)?;
+    let truncated = len > max_bytes;
     let (text, invalid_line) = decode(&bytes, truncated);
     let mut document = frontmatter::parse(path, &text);
     if let Some(line) = invalid_line {
@@ -72,7 +54,7 @@ pub(super) fn read(
                 format!(
                     "the file is {} bytes, over the {max_bytes}-byte limit; only the beginning \
                      was read",
-                    metadata.len()
+                    len
                 ),
             )
             .with_hint("move long material into reference files next to SKILL.md"),
