@@ -13,7 +13,6 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::fmt::Write as _;
 
 use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
@@ -100,11 +99,8 @@ impl<'a> Catalog<'a> {
         let Some(budget) = self.budget else {
             return rendered.len();
         };
-        let frame = |left_out: usize| {
-            assemble(introduction, &[], left_out, closing)
-                .chars()
-                .count()
-        };
+        let bare = assemble(introduction, &[], 0, closing).chars().count();
+        let frame = |left_out: usize| bare + left_out_note(left_out).chars().count();
         let mut used = 0;
         for (index, entry) in rendered.iter().enumerate() {
             used += entry.chars().count();
@@ -126,16 +122,21 @@ fn assemble(introduction: &str, entries: &[String], left_out: usize, closing: &s
         text.push_str(entry);
     }
     text.push_str("</available_skills>\n");
-    if left_out > 0 {
-        let _ = writeln!(
-            text,
-            "({left_out} more skill{} not listed: the catalog size limit was reached.)",
-            if left_out == 1 { " is" } else { "s are" }
-        );
-    }
+    text.push_str(&left_out_note(left_out));
     text.push('\n');
     text.push_str(closing.trim_end());
     text
+}
+
+/// The line saying how many skills the budget left out (empty when none).
+fn left_out_note(left_out: usize) -> String {
+    match left_out {
+        0 => String::new(),
+        1 => "(1 more skill is not listed: the catalog size limit was reached.)\n".to_owned(),
+        _ => format!(
+            "({left_out} more skills are not listed: the catalog size limit was reached.)\n"
+        ),
+    }
 }
 
 /// What the model sees of one skill.
