@@ -24,6 +24,9 @@ pub(crate) enum Command {
     Show(ShowArgs),
     /// Run the `read_file` tool as a model would and print its JSON result.
     Read(ReadArgs),
+    /// Serve the skills to an MCP client on stdin and stdout (Skills extension); logs go to
+    /// stderr.
+    Mcp,
 }
 
 /// Options shared by every command (SPEC §9).

@@ -5,6 +5,7 @@ use crate::output::Outcome;
 
 mod catalog;
 mod list;
+mod mcp;
 mod read;
 mod show;
 
@@ -15,5 +16,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Catalog(args) => catalog::run(&cli.common, args),
         Command::Show(args) => show::run(&cli.common, args),
         Command::Read(args) => read::run(&cli.common, args),
+        Command::Mcp => mcp::run(&cli.common),
     }
 }
