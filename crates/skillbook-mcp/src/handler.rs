@@ -21,7 +21,7 @@ use skillbook::{ReadFile, Skill};
 
 use crate::index::SkillIndex;
 use crate::read;
-use crate::server::{SkillServer, State};
+use crate::server::{SkillServer, State, not_served};
 use crate::uri::{self, SKILL_FILE, SkillUri};
 
 /// The `_meta` key under which `skills/list` reports the skills of a page it does not serve.
@@ -384,29 +384,4 @@ fn skill_entry(skill: &Skill, index: &SkillIndex) -> rmcp::model::Skill {
         SkillResources::Files(files),
     )
     .with_meta(meta)
-}
-
-/// Why a skill with a valid name is not served.
-pub(crate) fn not_served(skill: &Skill, error: &crate::index::IndexError) -> String {
-    format!("skill `{}` is not served: {error}", skill.name)
-}
-
-impl State {
-    /// The position and index of the served skill `name`: `None` when there is no such skill, an
-    /// error when it has no index.
-    pub(crate) fn served_index(
-        &self,
-        name: &str,
-    ) -> Option<Result<(usize, Arc<SkillIndex>), ErrorData>> {
-        let position = *self.served.get(name)?;
-        let listed = self.listed.get(position)?;
-        let indexed = self.index(position)?;
-        Some(match &indexed.outcome {
-            Ok(index) => Ok((position, Arc::clone(index))),
-            Err(error) => Err(ErrorData::invalid_params(
-                not_served(&listed.skill, error),
-                None,
-            )),
-        })
-    }
 }

@@ -4,15 +4,34 @@
 //! on top of skillbook's discovery and read boundary, so every client gets the same skills with
 //! the same safety rules as the library and the command line.
 //!
-//! ```no_run
+//! ```
 //! use skillbook::{Discovery, Home};
 //! use skillbook_mcp::SkillServer;
 //!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let found = Discovery::new("/path/to/project").home(Home::FromEnv).discover();
+//! // A workspace with one skill in the cross-client `.agents/skills` folder.
+//! let workspace = tempfile::tempdir()?;
+//! let review = workspace.path().join(".agents/skills/code-review");
+//! std::fs::create_dir_all(&review)?;
+//! std::fs::write(
+//!     review.join("SKILL.md"),
+//!     "---\nname: code-review\ndescription: Review a diff.\n---\n# Steps\n",
+//! )?;
+//!
+//! let found = Discovery::new(workspace.path()).home(Home::Off).discover();
 //! let server = SkillServer::new(&found)?;
+//! // The catalog is the server's instructions; the skill is `skill://code-review/SKILL.md`.
+//! assert!(server.instructions().is_some_and(|text| text.contains("<name>code-review</name>")));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Serving it on stdin and stdout until the client disconnects, as `skillbook mcp` does:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let found = skillbook::discover_default("/path/to/project");
+//! let server = skillbook_mcp::SkillServer::new(&found)?;
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-//! runtime.block_on(skillbook_mcp::serve_stdio(server))?; // until the client disconnects
+//! runtime.block_on(skillbook_mcp::serve_stdio(server))?;
 //! # Ok(())
 //! # }
 //! ```

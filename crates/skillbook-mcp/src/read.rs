@@ -23,8 +23,9 @@ const OCTET_STREAM: &str = "application/octet-stream";
 /// The URI must name a file of a served skill's index; nothing else is opened, whatever the URI
 /// holds. The bytes are read through the boundary, so a file replaced since indexing by a link
 /// that leaves the skill or by a FIFO is refused. UTF-8 content is returned as text, anything
-/// else as a base64 blob. When the bytes no longer match the indexed digest, the skill is
-/// indexed again on its next request (and the client sees the mismatch).
+/// else as a base64 blob. When the bytes no longer match the indexed digest, or the file can no
+/// longer be read, the skill is indexed again on its next request (and a client that checks the
+/// digest sees the mismatch).
 pub(crate) fn read_resource(
     state: &State,
     requested: &str,
@@ -53,6 +54,8 @@ pub(crate) fn read_resource(
     };
     let canonical = uri::resource(&target.name, &file.key);
     let bytes = read_bytes(state, file).map_err(|message| {
+        // The file changed since indexing: index the skill again on its next request.
+        state.forget(position);
         ErrorData::internal_error(format!("`{canonical}` could not be read: {message}"), None)
     })?;
     if format_digest(&Sha256::digest(&bytes)) != file.digest {

@@ -1,8 +1,9 @@
 //! The server type, how it is built, and the state its requests share.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use rmcp::ErrorData;
 use rmcp::model::{
     Implementation, ServerCapabilities, ServerConfig, SkillFrontmatter, SkillResources, Tool,
     ToolAnnotations,
@@ -11,7 +12,7 @@ use serde_json::Value;
 use skillbook::{Catalog, Discovered, KnownSkill, ReadBoundary, ReadFile, Skill};
 
 use crate::Error;
-use crate::index::{self, Indexed};
+use crate::index::{self, IndexError, Indexed, SkillIndex};
 use crate::uri;
 
 /// How many entries one page of `skills/list`, `resources/list` or `resources/directory/read`
@@ -83,11 +84,7 @@ impl ServerBuilder {
     ///
     /// [`Error::Boundary`] when a skill directory exists but cannot be opened.
     pub fn build(&self) -> Result<SkillServer, Error> {
-        let mut listed: Vec<Listed> = self.skills.iter().cloned().map(Listed::new).collect();
-        listed.sort_by(|left, right| left.skill.name.cmp(&right.skill.name));
-        for problem in listed.iter().filter_map(|listed| listed.unserved.as_ref()) {
-            tracing::warn!("{problem}");
-        }
+        let listed = listing(&self.skills);
         let served: HashMap<String, usize> = listed
             .iter()
             .enumerate()
@@ -203,6 +200,28 @@ impl State {
     }
 }
 
+/// Every skill, sorted by name, each with the reason it cannot be served, if any; the reasons
+/// are logged.
+fn listing(skills: &[Skill]) -> Vec<Listed> {
+    let mut listed: Vec<Listed> = skills.iter().cloned().map(Listed::new).collect();
+    // A stable sort: of two skills with one name, the first by discovery order is served.
+    listed.sort_by(|left, right| left.skill.name.cmp(&right.skill.name));
+    let mut names = HashSet::new();
+    for entry in &mut listed {
+        if entry.unserved.is_none() && !names.insert(entry.skill.name.clone()) {
+            entry.unserved = Some(format!(
+                "skill `{}` at {} is not served: an earlier skill has the same name",
+                entry.skill.name,
+                entry.skill.path.display()
+            ));
+        }
+        if let Some(problem) = &entry.unserved {
+            tracing::warn!("{problem}");
+        }
+    }
+    listed
+}
+
 /// Logs what indexing a skill skipped or why it failed.
 fn report(skill: &Skill, indexed: &Indexed) {
     for skipped in &indexed.skipped {
@@ -305,4 +324,29 @@ fn server_config(instructions: Option<String>, has_reader: bool) -> ServerConfig
         .with_server_info(Implementation::new("skillbook", env!("CARGO_PKG_VERSION")));
     config.instructions = instructions;
     config
+}
+
+/// Why a skill with a valid name is not served.
+pub(crate) fn not_served(skill: &Skill, error: &IndexError) -> String {
+    format!("skill `{}` is not served: {error}", skill.name)
+}
+
+impl State {
+    /// The position and index of the served skill `name`: `None` when there is no such skill, an
+    /// error when it has no index.
+    pub(crate) fn served_index(
+        &self,
+        name: &str,
+    ) -> Option<Result<(usize, Arc<SkillIndex>), ErrorData>> {
+        let position = *self.served.get(name)?;
+        let listed = self.listed.get(position)?;
+        let indexed = self.index(position)?;
+        Some(match &indexed.outcome {
+            Ok(index) => Ok((position, Arc::clone(index))),
+            Err(error) => Err(ErrorData::invalid_params(
+                not_served(&listed.skill, error),
+                None,
+            )),
+        })
+    }
 }

@@ -145,16 +145,25 @@ async fn a_file_swapped_after_indexing_is_refused_without_blocking() {
     let tree = Tree::standard();
     let client = connect(tree.builder().build().unwrap()).await;
     let uri = "skill://pdf/refs/guide.md";
-    client
-        .get_skill(GetSkillRequestParams::new("skill://pdf/SKILL.md"))
-        .await
-        .unwrap();
     let guide = tree.root().join("pdf/refs/guide.md");
-    let read = || within_seconds(client.read_resource(ReadResourceRequestParams::new(uri)));
+    // Indexes `pdf` while guide.md is a regular file, then swaps it, then reads it.
+    let swap_and_read = async |swap: &dyn Fn()| {
+        // Never write through whatever the previous swap left there.
+        if guide.symlink_metadata().is_ok() {
+            fs::remove_file(&guide).unwrap();
+        }
+        fs::write(&guide, "one\n").unwrap();
+        client
+            .get_skill(GetSkillRequestParams::new("skill://pdf/SKILL.md"))
+            .await
+            .unwrap();
+        fs::remove_file(&guide).unwrap();
+        swap();
+        let read = client.read_resource(ReadResourceRequestParams::new(uri));
+        protocol_error(within_seconds(read).await)
+    };
 
-    fs::remove_file(&guide).unwrap();
-    symlink(tree.secret(), &guide).unwrap();
-    let error = protocol_error(read().await);
+    let error = swap_and_read(&|| symlink(tree.secret(), &guide).unwrap()).await;
     assert_eq!(
         (error.code, error.message.as_ref()),
         (
@@ -163,14 +172,13 @@ async fn a_file_swapped_after_indexing_is_refused_without_blocking() {
              this tool may read; use a path inside the workspace or a skill directory"
         )
     );
-
-    fs::remove_file(&guide).unwrap();
-    symlink("/dev/zero", &guide).unwrap();
-    assert_no_leak(&protocol_error(read().await).message);
-
-    fs::remove_file(&guide).unwrap();
-    tree.fifo("pdf/refs/guide.md");
-    let error = protocol_error(read().await);
+    let error = swap_and_read(&|| symlink("/dev/zero", &guide).unwrap()).await;
+    assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
+    assert_no_leak(&error.message);
+    let error = swap_and_read(&|| {
+        tree.fifo("pdf/refs/guide.md");
+    })
+    .await;
     assert_eq!(
         error.message,
         format!(
@@ -178,6 +186,12 @@ async fn a_file_swapped_after_indexing_is_refused_without_blocking() {
              regular files can be read",
             guide.display()
         )
+    );
+    // The failed read made the server index `pdf` again: the FIFO is no longer listed.
+    let again = client.read_resource(ReadResourceRequestParams::new(uri));
+    assert_eq!(
+        protocol_error(within_seconds(again).await).message,
+        format!("no resource is served at `{uri}`; skills/get lists each skill's files")
     );
 }
 

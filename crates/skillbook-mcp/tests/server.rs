@@ -21,7 +21,7 @@ use rmcp::model::{
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 use skillbook::{Catalog, KnownSkill, ReadBoundary, ReadFile};
-use skillbook_mcp::{ResourceLimits, SkillServer};
+use skillbook_mcp::{ResourceLimits, ServerBuilder, SkillServer};
 
 use common::{Tree, connect, protocol_error};
 
@@ -517,4 +517,38 @@ async fn a_file_changed_after_listing_reads_as_it_is_now_and_is_indexed_again() 
         .find(|file| file.uri.ends_with("guide.md"))
         .unwrap();
     guide.verify(b"changed\n").unwrap();
+}
+
+#[tokio::test]
+async fn of_two_skills_with_one_name_the_first_is_served() {
+    let first = Tree::empty();
+    first.write("pdf/SKILL.md", "---\nname: pdf\ndescription: First.\n---\n");
+    let second = Tree::empty();
+    let shadowed = second.write(
+        "pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Second.\n---\n",
+    );
+    let skills = first
+        .discover()
+        .skills
+        .into_iter()
+        .chain(second.discover().skills);
+    let client = connect(ServerBuilder::new(skills).build().unwrap()).await;
+    let page = client.list_skills(None).await.unwrap();
+    let descriptions: Vec<&str> = page
+        .skills
+        .iter()
+        .map(|skill| skill.frontmatter.description.as_str())
+        .collect();
+    assert_eq!(descriptions, ["First."]);
+    assert_eq!(
+        serde_json::to_value(page.meta.unwrap()).unwrap(),
+        json!({"skillbook/omitted": [{
+            "name": "pdf",
+            "reason": format!(
+                "skill `pdf` at {} is not served: an earlier skill has the same name",
+                shadowed.display()
+            )
+        }]})
+    );
 }
