@@ -30,6 +30,9 @@ pub(crate) enum Command {
     Watch,
     /// Check skills against the Agent Skills format; exit 1 when there are errors.
     Check(CheckArgs),
+    /// Serve the skills to an MCP client on stdin and stdout (Skills extension); logs go to
+    /// stderr.
+    Mcp,
 }
 
 /// Options shared by every command (SPEC §9).

@@ -1,5 +1,6 @@
 //! The `skillbook` command: a thin layer over the `skillbook` library.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -22,12 +23,17 @@ fn main() -> ExitCode {
 }
 
 /// Logs go to stderr only (stdout carries results, and is the MCP channel). `RUST_LOG` tunes it.
+///
+/// By default rmcp logs only errors: it warns about every error response it sends, which is the
+/// client's business, not the server operator's. Colours only on a terminal (MCP clients often
+/// write a server's stderr to a log file).
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .without_time()
         .init();
 }

@@ -21,6 +21,7 @@
 //! ```
 
 mod error;
+mod listing;
 
 use std::fs;
 use std::io;
@@ -35,6 +36,7 @@ use cap_std::fs::{Dir, FileType, OpenOptions};
 use crate::paths;
 
 pub use error::BoundaryError;
+pub use listing::{DirectoryEntry, EntryKind};
 
 /// The set of directories a read may reach, with a handle opened beneath each.
 ///

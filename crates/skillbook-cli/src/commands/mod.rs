@@ -7,6 +7,7 @@ mod catalog;
 mod check;
 mod demo;
 mod list;
+mod mcp;
 mod read;
 mod show;
 mod watch;
@@ -21,5 +22,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Read(args) => read::run(&cli.common, args),
         Command::Watch => watch::run(&cli.common),
         Command::Check(args) => check::run(&cli.common, args),
+        Command::Mcp => mcp::run(&cli.common),
     }
 }

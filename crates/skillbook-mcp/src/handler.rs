@@ -1,0 +1,387 @@
+//! The MCP methods: what each request gets.
+//!
+//! Every method that touches the disk runs on Tokio's blocking pool, so a slow file system
+//! never stalls the session.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    DIRECTORY_MIME_TYPE, ErrorCode, GetSkillRequestParams, GetSkillResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, Resource, ServerConfig, SkillFrontmatter, SkillResource, SkillResources,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use skillbook::{ReadFile, Skill};
+
+use crate::index::SkillIndex;
+use crate::read;
+use crate::server::{SkillServer, State, not_served};
+use crate::uri::{self, SKILL_FILE, SkillUri};
+
+/// The `_meta` key under which `skills/list` reports the skills of a page it does not serve.
+pub const OMITTED_META_KEY: &str = "skillbook/omitted";
+
+/// The methods this server serves, besides the lifecycle.
+const SERVED_METHODS: [&str; 8] = [
+    "skills/list",
+    "skills/get",
+    "resources/list",
+    "resources/read",
+    "resources/directory/read",
+    "tools/list",
+    "tools/call",
+    "ping",
+];
+
+/// The `_meta` key of a skill entry that carries its `disable-model-invocation` flag.
+pub const MANUAL_ONLY_META_KEY: &str = "skillbook/disableModelInvocation";
+
+impl ServerHandler for SkillServer {
+    fn get_info(&self) -> ServerConfig {
+        self.state.config.clone()
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.blocking(move |state| list_skills(state, cursor(request.as_ref())))
+            .await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        self.blocking(move |state| get_skill(state, &request.uri))
+            .await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.blocking(move |state| list_resources(state, cursor(request.as_ref())))
+            .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.blocking(move |state| read::read_resource(state, &request.uri))
+            .await
+            .map(ReadResourceResponse::from)
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        self.blocking(move |state| read_directory(state, &request.uri, request.cursor.as_deref()))
+            .await
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = self.state.reader.iter().map(|reader| reader.tool.clone());
+        Ok(ListToolsResult::with_all_items(tools.collect()))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        // A request for a method this server serves arrives here only when its parameters did
+        // not fit the method's schema: say so, rather than "method not found".
+        if SERVED_METHODS.contains(&request.method.as_str()) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the parameters of `{}` do not match the method's schema",
+                    request.method
+                ),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("this server has no method `{}`", request.method),
+            None,
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let reader = self.state.reader.as_ref()?;
+        (reader.tool.name == name).then(|| reader.tool.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.blocking(move |state| call_tool(state, request))
+            .await
+            .map(CallToolResponse::from)
+    }
+}
+
+impl SkillServer {
+    /// Runs `work` on the blocking pool with the shared state.
+    async fn blocking<T, F>(&self, work: F) -> Result<T, ErrorData>
+    where
+        T: Send + 'static,
+        F: FnOnce(&State) -> Result<T, ErrorData> + Send + 'static,
+    {
+        let state = Arc::clone(&self.state);
+        tokio::task::spawn_blocking(move || work(&state))
+            .await
+            .map_err(|error| {
+                ErrorData::internal_error(format!("the request failed: {error}"), None)
+            })?
+    }
+}
+
+fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
+    request.and_then(|request| request.cursor.as_deref())
+}
+
+/// The positions one page covers, and the cursor of the next page.
+///
+/// A cursor is the decimal position of the page's first entry; clients treat it as opaque.
+fn page(
+    cursor: Option<&str>,
+    total: usize,
+    size: usize,
+) -> Result<(Range<usize>, Option<String>), ErrorData> {
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => cursor
+            .parse::<usize>()
+            .ok()
+            .filter(|start| *start <= total)
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!("the cursor `{cursor}` was not given by this server"),
+                    None,
+                )
+            })?,
+    };
+    let end = start.saturating_add(size).min(total);
+    let next = (end < total).then(|| end.to_string());
+    Ok((start..end, next))
+}
+
+fn list_skills(state: &State, cursor: Option<&str>) -> Result<ListSkillsResult, ErrorData> {
+    let (positions, next) = page(cursor, state.listed.len(), state.page_size)?;
+    let mut skills = Vec::new();
+    let mut omitted = Vec::new();
+    for position in positions {
+        let Some(listed) = state.listed.get(position) else {
+            continue;
+        };
+        let reason = match (&listed.unserved, state.index(position)) {
+            (Some(reason), _) => reason.clone(),
+            (None, Some(indexed)) => match &indexed.outcome {
+                Ok(index) => {
+                    skills.push(skill_entry(&listed.skill, index));
+                    continue;
+                }
+                Err(error) => not_served(&listed.skill, error),
+            },
+            (None, None) => continue,
+        };
+        omitted.push(json!({ "name": listed.skill.name, "reason": reason }));
+    }
+    let mut result = ListSkillsResult::with_all_items(skills);
+    result.next_cursor = next;
+    if !omitted.is_empty() {
+        let mut meta = MetaObject::new();
+        meta.0
+            .insert(OMITTED_META_KEY.to_owned(), Value::Array(omitted));
+        result.meta = Some(meta);
+    }
+    Ok(result)
+}
+
+fn get_skill(state: &State, requested: &str) -> Result<GetSkillResult, ErrorData> {
+    let unknown = || {
+        ErrorData::invalid_params(
+            format!("no skill is served at `{requested}`; skills/list names every skill"),
+            None,
+        )
+    };
+    let target = SkillUri::parse(requested).map_err(|_| unknown())?;
+    if target.relative != SKILL_FILE {
+        return Err(unknown());
+    }
+    let (position, index) = state.served_index(&target.name).ok_or_else(unknown)??;
+    let listed = state.listed.get(position).ok_or_else(unknown)?;
+    Ok(GetSkillResult::new(skill_entry(&listed.skill, &index)))
+}
+
+fn list_resources(state: &State, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
+    let (positions, next) = page(cursor, state.listed.len(), state.page_size)?;
+    let mut resources = Vec::new();
+    for position in positions {
+        let Some(listed) = state.listed.get(position) else {
+            continue;
+        };
+        if listed.unserved.is_some() {
+            continue;
+        }
+        let Some(indexed) = state.index(position) else {
+            continue;
+        };
+        let Some(file) = indexed
+            .outcome
+            .as_ref()
+            .ok()
+            .and_then(|index| index.file(SKILL_FILE))
+        else {
+            continue;
+        };
+        let skill = &listed.skill;
+        resources.push(
+            Resource::new(uri::skill_file(&skill.name), &skill.name)
+                .with_description(&skill.description)
+                .with_mime_type(read::MARKDOWN)
+                .with_size(file.size),
+        );
+    }
+    let mut result = ListResourcesResult::with_all_items(resources);
+    result.next_cursor = next;
+    Ok(result)
+}
+
+fn read_directory(
+    state: &State,
+    requested: &str,
+    cursor: Option<&str>,
+) -> Result<ReadResourceDirectoryResult, ErrorData> {
+    let not_a_directory = || {
+        ErrorData::invalid_params(
+            format!("`{requested}` is not a directory of a served skill"),
+            None,
+        )
+    };
+    let target = SkillUri::parse(requested).map_err(|_| not_a_directory())?;
+    let (_, index) = state
+        .served_index(&target.name)
+        .ok_or_else(not_a_directory)??;
+    if !index.directories.contains(&target.relative) {
+        return Err(not_a_directory());
+    }
+    let children = children(&target.name, &index, &target.relative);
+    let (positions, next) = page(cursor, children.len(), state.page_size)?;
+    let mut result = ReadResourceDirectoryResult::with_all_items(
+        children.get(positions).unwrap_or_default().to_vec(),
+    );
+    result.next_cursor = next;
+    Ok(result)
+}
+
+/// The direct children of the directory `parent` of a skill, sorted by name.
+fn children(name: &str, index: &SkillIndex, parent: &str) -> Vec<Resource> {
+    let is_child = |key: &str| match key.rsplit_once('/') {
+        Some((directory, _)) => directory == parent,
+        None => parent.is_empty() && !key.is_empty(),
+    };
+    let base_name = |key: &str| key.rsplit('/').next().unwrap_or(key).to_owned();
+    let directories = index
+        .directories
+        .iter()
+        .filter(|key| is_child(key))
+        .map(|key| {
+            Resource::new(uri::resource(name, key), base_name(key))
+                .with_mime_type(DIRECTORY_MIME_TYPE)
+        });
+    let files = index
+        .files
+        .iter()
+        .filter(|file| is_child(&file.key))
+        .map(|file| {
+            let resource = Resource::new(uri::resource(name, &file.key), base_name(&file.key))
+                .with_size(file.size);
+            match read::mime_type(&file.key) {
+                Some(mime_type) => resource.with_mime_type(mime_type),
+                None => resource,
+            }
+        });
+    let mut children: Vec<Resource> = directories.chain(files).collect();
+    children.sort_by(|left, right| left.name.cmp(&right.name));
+    children
+}
+
+fn call_tool(state: &State, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+    let Some(reader) = state
+        .reader
+        .as_ref()
+        .filter(|reader| reader.tool.name == request.name)
+    else {
+        let offered = match &state.reader {
+            Some(reader) => format!("this server offers only `{}`", reader.tool.name),
+            None => "this server offers no tools: no skill is model-visible".to_owned(),
+        };
+        return Err(ErrorData::invalid_params(
+            format!("unknown tool `{}`; {offered}", request.name),
+            None,
+        ));
+    };
+    let mut tool = ReadFile::new(&reader.boundary);
+    tool.skills(reader.skills.iter().cloned());
+    let arguments = Value::Object(request.arguments.unwrap_or_default());
+    Ok(match tool.call(&arguments) {
+        Ok(result) => CallToolResult::structured(result.to_json()),
+        Err(error) => CallToolResult::structured_error(error.to_json()),
+    })
+}
+
+/// A skill as `skills/list` and `skills/get` show it: the front matter as written (with the
+/// resolved name and description), every file with its digest and size, and the manual-only
+/// flag in `_meta`.
+fn skill_entry(skill: &Skill, index: &SkillIndex) -> rmcp::model::Skill {
+    let mut frontmatter = SkillFrontmatter::new(&skill.name, &skill.description);
+    for (key, value) in &skill.front_matter {
+        if key != "name" && key != "description" {
+            frontmatter.extra.insert(key.clone(), value.clone());
+        }
+    }
+    let files = index
+        .files
+        .iter()
+        .map(|file| {
+            SkillResource::new(
+                uri::resource(&skill.name, &file.key),
+                &file.digest,
+                file.size,
+            )
+        })
+        .collect();
+    let mut meta = MetaObject::new();
+    meta.0.insert(
+        MANUAL_ONLY_META_KEY.to_owned(),
+        Value::Bool(skill.disable_model_invocation),
+    );
+    rmcp::model::Skill::new(
+        uri::skill_file(&skill.name),
+        frontmatter,
+        SkillResources::Files(files),
+    )
+    .with_meta(meta)
+}

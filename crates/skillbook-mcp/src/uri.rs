@@ -1,0 +1,207 @@
+//! The `skill://` URIs of served skills and their files.
+//!
+//! A skill named `pdf` is served at `skill://pdf/SKILL.md`; each of its files at
+//! `skill://pdf/<path relative to the skill directory>`, with `/` between segments; its
+//! directories at `skill://pdf/<path>` without a trailing slash (`skill://pdf` for the skill
+//! directory itself). Every segment is percent-encoded except the unreserved characters
+//! `A–Z a–z 0–9 - . _ ~`, so a file name holding a space, `%`, `?`, `#` or a backslash stays one
+//! segment.
+//!
+//! Incoming URIs are parsed strictly: the scheme must be `skill://`; a query, a fragment, an empty
+//! segment inside the path, a malformed escape, a segment that decodes to `.`, `..` or holds `/`
+//! or a NUL byte are refused. Nothing is resolved: a parsed URI only names a file when it equals
+//! a file of the skill's index.
+
+use std::fmt;
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+
+/// The scheme every served URI starts with.
+pub(crate) const SCHEME: &str = "skill://";
+
+/// The segment of every skill's instructions, whatever the file is called on disk.
+pub(crate) const SKILL_FILE: &str = "SKILL.md";
+
+/// Everything but the unreserved characters of RFC 3986 is encoded.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `skill://<name>/SKILL.md`.
+pub(crate) fn skill_file(name: &str) -> String {
+    resource(name, SKILL_FILE)
+}
+
+/// `skill://<name>/<relative>`, or `skill://<name>` for the skill directory itself.
+///
+/// `relative` is a `/`-separated path of file names.
+pub(crate) fn resource(name: &str, relative: &str) -> String {
+    let mut uri = String::from(SCHEME);
+    uri.extend(utf8_percent_encode(name, SEGMENT));
+    for segment in relative.split('/').filter(|segment| !segment.is_empty()) {
+        uri.push('/');
+        uri.extend(utf8_percent_encode(segment, SEGMENT));
+    }
+    uri
+}
+
+/// A parsed `skill://` URI: a skill name and a path inside the skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SkillUri {
+    /// The decoded skill name.
+    pub(crate) name: String,
+    /// The decoded path segments below the skill directory, joined by `/` (empty for the
+    /// directory itself).
+    pub(crate) relative: String,
+}
+
+impl SkillUri {
+    /// Parses `uri`; see the module docs for what is refused.
+    ///
+    /// # Errors
+    ///
+    /// [`UriError`] naming the first rule the URI breaks.
+    pub(crate) fn parse(uri: &str) -> Result<Self, UriError> {
+        let rest = uri
+            .get(..SCHEME.len())
+            .filter(|scheme| scheme.eq_ignore_ascii_case(SCHEME))
+            .and_then(|_| uri.get(SCHEME.len()..))
+            .ok_or(UriError::Scheme)?;
+        if rest.contains(['?', '#']) {
+            return Err(UriError::QueryOrFragment);
+        }
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let mut segments = rest.split('/').map(decode);
+        let name = segments.next().ok_or(UriError::EmptySegment)??;
+        let relative = segments.collect::<Result<Vec<_>, _>>()?.join("/");
+        Ok(Self { name, relative })
+    }
+}
+
+/// Decodes one segment and checks what it decodes to.
+fn decode(segment: &str) -> Result<String, UriError> {
+    let bytes = segment.as_bytes();
+    for (index, byte) in bytes.iter().enumerate() {
+        let valid_escape = bytes
+            .get(index + 1..index + 3)
+            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit));
+        if *byte == b'%' && !valid_escape {
+            return Err(UriError::Escape);
+        }
+    }
+    let decoded = percent_decode_str(segment)
+        .decode_utf8()
+        .map_err(|_| UriError::Escape)?;
+    match decoded.as_ref() {
+        "" => Err(UriError::EmptySegment),
+        "." | ".." => Err(UriError::DotSegment),
+        text if text.contains('/') => Err(UriError::EncodedSlash),
+        text if text.contains('\0') => Err(UriError::NulByte),
+        text => Ok(text.to_owned()),
+    }
+}
+
+/// Why a URI is not a `skill://` URI this server can parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UriError {
+    /// The URI does not start with `skill://`.
+    Scheme,
+    /// The URI has a query or a fragment.
+    QueryOrFragment,
+    /// A segment is empty (`//`), or the skill name is missing.
+    EmptySegment,
+    /// A `%` is not followed by two hexadecimal digits, or the escapes are not UTF-8.
+    Escape,
+    /// A segment is `.` or `..`, literally or encoded.
+    DotSegment,
+    /// A segment decodes to a string holding `/`.
+    EncodedSlash,
+    /// A segment decodes to a string holding a NUL byte.
+    NulByte,
+}
+
+impl fmt::Display for UriError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            UriError::Scheme => "it does not start with skill://",
+            UriError::QueryOrFragment => "it has a query or a fragment",
+            UriError::EmptySegment => "it has an empty path segment",
+            UriError::Escape => "it has a malformed percent escape",
+            UriError::DotSegment => "it has a `.` or `..` segment",
+            UriError::EncodedSlash => "a segment encodes a `/`",
+            UriError::NulByte => "it holds a NUL byte",
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
+mod tests {
+    use super::*;
+
+    fn parsed(name: &str, relative: &str) -> Result<SkillUri, UriError> {
+        Ok(SkillUri {
+            name: name.to_owned(),
+            relative: relative.to_owned(),
+        })
+    }
+
+    #[test]
+    fn names_and_paths_are_encoded_segment_by_segment() {
+        assert_eq!(skill_file("pdf"), "skill://pdf/SKILL.md");
+        assert_eq!(resource("pdf", ""), "skill://pdf");
+        assert_eq!(
+            resource("résumé", "my notes/50%?#.md"),
+            "skill://r%C3%A9sum%C3%A9/my%20notes/50%25%3F%23.md"
+        );
+        assert_eq!(resource("pdf", r"a\b.md"), "skill://pdf/a%5Cb.md");
+    }
+
+    #[test]
+    fn encoded_uris_parse_back() {
+        for (name, relative) in [("pdf", "refs/guide.md"), ("résumé", "my notes/50%?#.md")] {
+            assert_eq!(
+                SkillUri::parse(&resource(name, relative)),
+                parsed(name, relative)
+            );
+        }
+        assert_eq!(SkillUri::parse("skill://pdf/"), parsed("pdf", ""));
+        assert_eq!(SkillUri::parse("SKILL://pdf/refs/"), parsed("pdf", "refs"));
+        assert_eq!(SkillUri::parse("skill://pdf/%72efs"), parsed("pdf", "refs"));
+    }
+
+    #[test]
+    fn tricks_are_refused() {
+        for (uri, error) in [
+            ("file:///etc/passwd", UriError::Scheme),
+            ("skill:/pdf/SKILL.md", UriError::Scheme),
+            ("skill://pdf/SKILL.md?x=1", UriError::QueryOrFragment),
+            ("skill://pdf/SKILL.md#top", UriError::QueryOrFragment),
+            ("skill://", UriError::EmptySegment),
+            ("skill:///etc/passwd", UriError::EmptySegment),
+            ("skill://pdf//etc/passwd", UriError::EmptySegment),
+            ("skill://pdf/../etc/passwd", UriError::DotSegment),
+            ("skill://pdf/a/../../b", UriError::DotSegment),
+            ("skill://pdf/..", UriError::DotSegment),
+            ("skill://pdf/%2e%2e/x", UriError::DotSegment),
+            ("skill://pdf/%2e%2e%2fetc%2fpasswd", UriError::EncodedSlash),
+            ("skill://pdf/ok%00.md", UriError::NulByte),
+            ("skill://pdf/ok\0.md", UriError::NulByte),
+            ("skill://pdf/%zz", UriError::Escape),
+            ("skill://pdf/%ff", UriError::Escape),
+            ("skill://pdf/50%", UriError::Escape),
+        ] {
+            assert_eq!(SkillUri::parse(uri), Err(error), "{uri}");
+        }
+    }
+
+    #[test]
+    fn backslashes_are_ordinary_characters() {
+        assert_eq!(
+            SkillUri::parse(r"skill://pdf/..\..\windows\system32"),
+            parsed("pdf", r"..\..\windows\system32")
+        );
+    }
+}
