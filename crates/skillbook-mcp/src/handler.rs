@@ -4,7 +4,6 @@
 //! never stalls the session.
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
@@ -44,7 +43,7 @@ pub const MANUAL_ONLY_META_KEY: &str = "skillbook/disableModelInvocation";
 
 impl ServerHandler for SkillServer {
     fn get_info(&self) -> ServerConfig {
-        self.state.config.clone()
+        self.state().config.clone()
     }
 
     async fn list_skills(
@@ -98,7 +97,8 @@ impl ServerHandler for SkillServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.state.reader.iter().map(|reader| reader.tool.clone());
+        let state = self.state();
+        let tools = state.reader.iter().map(|reader| reader.tool.clone());
         Ok(ListToolsResult::with_all_items(tools.collect()))
     }
 
@@ -126,7 +126,8 @@ impl ServerHandler for SkillServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let reader = self.state.reader.as_ref()?;
+        let state = self.state();
+        let reader = state.reader.as_ref()?;
         (reader.tool.name == name).then(|| reader.tool.clone())
     }
 
@@ -148,7 +149,7 @@ impl SkillServer {
         T: Send + 'static,
         F: FnOnce(&State) -> Result<T, ErrorData> + Send + 'static,
     {
-        let state = Arc::clone(&self.state);
+        let state = self.state();
         tokio::task::spawn_blocking(move || work(&state))
             .await
             .map_err(|error| {

@@ -87,7 +87,10 @@
 //!
 //! # Freshness
 //!
-//! The skills are those discovered when the server was built. Each skill's files are indexed the
+//! [`serve_stdio_watching`] (what `skillbook mcp` runs) watches the skill roots: after a change
+//! it discovers again, serves the new skills ([`SkillServer::reload`]) and sends the client
+//! `notifications/resources/list_changed`. A server started with [`serve_stdio`] serves the
+//! skills discovered when it was built. Each skill's files are indexed the
 //! first time a request needs them. `resources/read` always returns the file's current bytes;
 //! when they no longer match the indexed digest, the client sees the mismatch and the skill is
 //! indexed again for the next request.
@@ -107,6 +110,10 @@ pub use rmcp::model::SKILLS_EXTENSION_ID;
 pub use server::{DEFAULT_PAGE_SIZE, ResourceLimits, ServerBuilder, SkillServer};
 
 use rmcp::ServiceExt;
+use rmcp::service::RoleServer;
+use rmcp::transport::IntoTransport;
+use skillbook::Discovery;
+use skillbook::watch::SkillWatcher;
 
 /// Serves `server` on the process's stdin and stdout until the client closes the connection.
 ///
@@ -120,6 +127,56 @@ use rmcp::ServiceExt;
 pub async fn serve_stdio(server: SkillServer) -> Result<(), Error> {
     let running = server.serve(rmcp::transport::io::stdio()).await?;
     let reason = running.waiting().await?;
+    tracing::debug!(?reason, "the MCP session ended");
+    Ok(())
+}
+
+/// Serves `server` on stdin and stdout, keeping it in step with the disk: see
+/// [`serve_watching`].
+///
+/// # Errors
+///
+/// As [`serve_watching`].
+pub async fn serve_stdio_watching(server: SkillServer, discovery: Discovery) -> Result<(), Error> {
+    serve_watching(server, discovery, rmcp::transport::io::stdio()).await
+}
+
+/// Serves `server` on `transport` until the client closes the connection, while a
+/// [`SkillWatcher`] watches `discovery`'s roots: after each change the server serves the newly
+/// discovered skills and the client gets `notifications/resources/list_changed`.
+///
+/// Call it inside a Tokio runtime.
+///
+/// # Errors
+///
+/// [`Error::Watch`] when the roots cannot be watched, and the errors of [`serve_stdio`].
+pub async fn serve_watching<T, E, A>(
+    server: SkillServer,
+    discovery: Discovery,
+    transport: T,
+) -> Result<(), Error>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let running = server.clone().serve(transport).await?;
+    let peer = running.peer().clone();
+    let runtime = tokio::runtime::Handle::current();
+    let watcher = SkillWatcher::start(discovery, move |found, changes| {
+        tracing::info!(?changes, "skills changed on disk");
+        if let Err(error) = server.reload(found) {
+            tracing::warn!("keeping the previous skills: {error}");
+            return;
+        }
+        let peer = peer.clone();
+        runtime.spawn(async move {
+            if let Err(error) = peer.notify_resource_list_changed().await {
+                tracing::debug!("cannot notify the client: {error}");
+            }
+        });
+    })?;
+    let reason = running.waiting().await?;
+    drop(watcher);
     tracing::debug!(?reason, "the MCP session ended");
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The server type, how it is built, and the state its requests share.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -84,6 +84,18 @@ impl ServerBuilder {
     ///
     /// [`Error::Boundary`] when a skill directory exists but cannot be opened.
     pub fn build(&self) -> Result<SkillServer, Error> {
+        let state = self.state()?;
+        Ok(SkillServer {
+            shared: Arc::new(Shared {
+                current: RwLock::new(Arc::new(state)),
+                page_size: self.page_size,
+                limits: self.limits,
+            }),
+        })
+    }
+
+    /// The state serving this builder's skills.
+    fn state(&self) -> Result<State, Error> {
         let listed = listing(&self.skills);
         let served: HashMap<String, usize> = listed
             .iter()
@@ -103,17 +115,15 @@ impl ServerBuilder {
             None => None,
         };
         let config = server_config(catalog.map(|catalog| catalog.text), reader.is_some());
-        Ok(SkillServer {
-            state: Arc::new(State {
-                listed,
-                served,
-                resources,
-                reader,
-                config,
-                page_size: self.page_size,
-                limits: self.limits,
-                indexes: Mutex::new(HashMap::new()),
-            }),
+        Ok(State {
+            listed,
+            served,
+            resources,
+            reader,
+            config,
+            page_size: self.page_size,
+            limits: self.limits,
+            indexes: Mutex::new(HashMap::new()),
         })
     }
 }
@@ -124,7 +134,15 @@ impl ServerBuilder {
 /// See the [crate docs](crate) for what each method serves.
 #[derive(Debug, Clone)]
 pub struct SkillServer {
-    pub(crate) state: Arc<State>,
+    shared: Arc<Shared>,
+}
+
+/// The state in use, replaced whole by [`SkillServer::reload`].
+#[derive(Debug)]
+struct Shared {
+    current: RwLock<Arc<State>>,
+    page_size: usize,
+    limits: ResourceLimits,
 }
 
 impl SkillServer {
@@ -146,8 +164,39 @@ impl SkillServer {
     /// The instructions sent at `initialize`: the catalog, or `None` when no skill is
     /// model-visible.
     #[must_use]
-    pub fn instructions(&self) -> Option<&str> {
-        self.state.config.instructions.as_deref()
+    pub fn instructions(&self) -> Option<String> {
+        self.state().config.instructions.clone()
+    }
+
+    /// Serves `found` from now on (same page size and limits). Requests already running finish
+    /// with the skills they started with.
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerBuilder::build`]; the server keeps serving the previous skills then.
+    pub fn reload(&self, found: &Discovered) -> Result<(), Error> {
+        let mut builder = ServerBuilder::new(found.skills.iter().cloned());
+        builder
+            .page_size(self.shared.page_size)
+            .limits(self.shared.limits);
+        let state = Arc::new(builder.state()?);
+        *self
+            .shared
+            .current
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = state;
+        Ok(())
+    }
+
+    /// The state requests are served from.
+    pub(crate) fn state(&self) -> Arc<State> {
+        Arc::clone(
+            &self
+                .shared
+                .current
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 }
 
