@@ -35,6 +35,7 @@ use crate::paths;
 use crate::skill::{Skill, Source, name_key};
 
 pub(crate) mod cache;
+mod parse;
 pub(crate) mod skill_file;
 mod walk;
 
@@ -304,21 +305,30 @@ impl Discovery {
     /// Runs discovery, also recording the state of every path the result depends on when
     /// `record` is set (for [`DiscoveryCache`]).
     fn run(&self, record: bool) -> (Discovered, Vec<cache::Stamp>) {
-        let mut walker = walk::Walker::new(self.symlinks, self.limits, record);
-        for root in self.roots() {
-            let source = if root.path.starts_with(&self.workspace) {
-                Source::Workspace
-            } else {
-                Source::Global
-            };
-            walker.walk_root(&root.path, source);
-        }
+        self.run_with(record, parse::workers())
+    }
+
+    /// [`Discovery::run`] with `workers` parse threads (0: parse on the walking thread).
+    fn run_with(&self, record: bool, workers: usize) -> (Discovered, Vec<cache::Stamp>) {
+        let (walker, parsed) = parse::with_workers(workers, |jobs| {
+            let mut walker = walk::Walker::new(self.symlinks, self.limits, record, jobs);
+            for root in self.roots() {
+                let source = if root.path.starts_with(&self.workspace) {
+                    Source::Workspace
+                } else {
+                    Source::Global
+                };
+                walker.walk_root(&root.path, source);
+            }
+            walker.stop_sending();
+            walker
+        });
         let walk::Walked {
             skills,
             read_roots,
             mut diagnostics,
             stamps,
-        } = walker.finish();
+        } = walker.finish(parsed);
         let skills = self.remove_duplicates(skills, &mut diagnostics);
         tracing::debug!(
             skills = skills.len(),

@@ -517,6 +517,36 @@ mod unix {
     }
 }
 
+#[test]
+fn parallel_parsing_gives_exactly_the_serial_result() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    for index in 0..300 {
+        let relative = format!("group-{}/skill-{index:03}", index % 7);
+        match index % 10 {
+            0 => skill(&root, &relative, "name: broken\ndescription: [oops"),
+            1 => skill(
+                &root,
+                &relative,
+                &format!("name: Dup-{}\ndescription: d", index % 3),
+            ),
+            2 => skill(&root, &relative, "description: Use when: colon"),
+            _ => named(&root, &relative, &format!("s{index:03}")),
+        };
+    }
+    let mut discovery = Discovery::new(workspace.path());
+    discovery.home(Home::Off);
+    let (serial, serial_stamps) = discovery.run_with(true, 0);
+    for workers in [1, 2, 4] {
+        let (parallel, stamps) = discovery.run_with(true, workers);
+        assert_eq!(parallel, serial, "{workers} workers");
+        assert_eq!(stamps, serial_stamps, "{workers} workers");
+    }
+    // 30 `broken`, 30 heading-named `Body` and 30 `Dup-*` (three names) shadow each other.
+    assert_eq!(serial.skills.len(), 300 - 29 - 29 - 27);
+    assert!(codes(&serial).contains(&"shadowed"));
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;

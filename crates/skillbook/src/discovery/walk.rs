@@ -6,7 +6,10 @@ use std::fs::{self, FileType};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use std::sync::mpsc::SyncSender;
+
 use super::cache::{FileState, Stamp};
+use super::parse::{self, Job, Parsed};
 use super::skill_file::{self, FileId, Opened};
 use super::{Limits, SymlinkPolicy};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
@@ -27,11 +30,23 @@ pub(super) struct Walked {
     pub(super) stamps: Vec<Stamp>,
 }
 
+/// A skill file handed to the parser, in walk order.
+struct Slot {
+    path: PathBuf,
+    source: Source,
+    /// How many diagnostics the walk had met before this skill.
+    diagnostics_before: usize,
+}
+
 /// Walks roots one after another, remembering files and directories already seen.
 pub(super) struct Walker {
     symlinks: SymlinkPolicy,
     limits: Limits,
-    skills: Vec<Skill>,
+    slots: Vec<Slot>,
+    /// Where skill files go to be parsed; `None` parses them inline.
+    jobs: Option<SyncSender<Job>>,
+    /// Results parsed inline, by slot.
+    parsed: Vec<(usize, Parsed)>,
     read_roots: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
     seen_files: HashSet<FileId>,
@@ -56,12 +71,19 @@ struct Bounds {
 }
 
 impl Walker {
-    pub(super) fn new(symlinks: SymlinkPolicy, limits: Limits, record: bool) -> Self {
+    pub(super) fn new(
+        symlinks: SymlinkPolicy,
+        limits: Limits,
+        record: bool,
+        jobs: Option<SyncSender<Job>>,
+    ) -> Self {
         Walker {
             stamps: record.then(Vec::new),
             symlinks,
             limits,
-            skills: Vec::new(),
+            slots: Vec::new(),
+            jobs,
+            parsed: Vec::new(),
             read_roots: Vec::new(),
             diagnostics: Vec::new(),
             seen_files: HashSet::new(),
@@ -69,11 +91,46 @@ impl Walker {
         }
     }
 
-    pub(super) fn finish(self) -> Walked {
+    /// Stops handing files to workers, so that they finish once the queue is empty.
+    pub(super) fn stop_sending(&mut self) {
+        self.jobs = None;
+    }
+
+    /// Puts the parse results back in walk order: each skill, with its diagnostics, where the
+    /// walk met it.
+    pub(super) fn finish(mut self, results: Vec<(usize, Parsed)>) -> Walked {
+        let mut by_slot: Vec<Option<Parsed>> = (0..self.slots.len()).map(|_| None).collect();
+        for (slot, parsed) in results.into_iter().chain(std::mem::take(&mut self.parsed)) {
+            if let Some(place) = by_slot.get_mut(slot) {
+                *place = Some(parsed);
+            }
+        }
+        let mut walk_diagnostics = std::mem::take(&mut self.diagnostics).into_iter();
+        let mut diagnostics = Vec::with_capacity(walk_diagnostics.len());
+        let mut skills = Vec::with_capacity(self.slots.len());
+        let mut taken = 0;
+        for (slot, parsed) in self.slots.into_iter().zip(by_slot) {
+            diagnostics.extend(
+                walk_diagnostics
+                    .by_ref()
+                    .take(slot.diagnostics_before - taken),
+            );
+            taken = slot.diagnostics_before;
+            match parsed {
+                Some(Ok((mut document, findings))) => {
+                    diagnostics.append(&mut document.diagnostics);
+                    diagnostics.extend(findings);
+                    skills.push(Skill::from_document(document, slot.path, slot.source));
+                }
+                Some(Err(error)) => diagnostics.push(unreadable(&slot.path, &error)),
+                None => {}
+            }
+        }
+        diagnostics.extend(walk_diagnostics);
         Walked {
-            skills: self.skills,
+            skills,
             read_roots: self.read_roots,
-            diagnostics: self.diagnostics,
+            diagnostics,
             stamps: self.stamps.unwrap_or_default(),
         }
     }
@@ -310,16 +367,28 @@ impl Walker {
         } else {
             path
         };
-        match skill_file::read(opened, &path, self.limits.max_file_bytes) {
-            Ok(mut document) => {
-                self.diagnostics.append(&mut document.diagnostics);
-                self.diagnostics
-                    .extend(crate::validate::lenient_findings(&path, &document));
-                self.skills
-                    .push(Skill::from_document(document, path, source));
-            }
-            Err(error) => self.unreadable(&path, &error),
-        }
+        let slot = self.slots.len();
+        self.slots.push(Slot {
+            path: path.clone(),
+            source,
+            diagnostics_before: self.diagnostics.len(),
+        });
+        let max_bytes = self.limits.max_file_bytes;
+        let job = Job {
+            slot,
+            opened,
+            path,
+            max_bytes,
+        };
+        let job = match &self.jobs {
+            Some(jobs) => match jobs.send(job) {
+                Ok(()) => return,
+                Err(returned) => returned.0,
+            },
+            None => job,
+        };
+        let parsed = parse::parse(job.opened, &job.path, max_bytes);
+        self.parsed.push((slot, parsed));
     }
 
     /// A followed skill-file link is located at its target, whose directory becomes a read root.
@@ -432,14 +501,7 @@ impl Walker {
     }
 
     fn unreadable(&mut self, path: &Path, error: &io::Error) {
-        self.diagnostics.push(Diagnostic::new(
-            Severity::Error,
-            DiagnosticCode::Unreadable,
-            path,
-            format!(
-                "cannot be read ({error}); check its permissions. Skills elsewhere are unaffected"
-            ),
-        ));
+        self.diagnostics.push(unreadable(path, error));
     }
 }
 
@@ -449,6 +511,15 @@ enum SkillFileSearch {
     /// A skill file exists but cannot be read (reported); the directory is still a skill.
     Unreadable,
     None,
+}
+
+fn unreadable(path: &Path, error: &io::Error) -> Diagnostic {
+    Diagnostic::new(
+        Severity::Error,
+        DiagnosticCode::Unreadable,
+        path,
+        format!("cannot be read ({error}); check its permissions. Skills elsewhere are unaffected"),
+    )
 }
 
 fn is_missing(error: &io::Error) -> bool {
