@@ -91,6 +91,21 @@ fn warm_discovery(bencher: Bencher, skills: usize) {
 }
 
 #[divan::bench(args = SIZES, sample_count = 20)]
+fn watched_discovery(bencher: Bencher, skills: usize) {
+    let discovery = discovery(skills);
+    let cache = DiscoveryCache::watching();
+    let first = cache.discover(&discovery);
+    bencher.counter(ItemsCount::new(skills)).bench(|| {
+        let again = cache.discover(&discovery);
+        assert!(
+            std::sync::Arc::ptr_eq(&first, &again),
+            "the cache was not reused"
+        );
+        again
+    });
+}
+
+#[divan::bench(args = SIZES, sample_count = 20)]
 fn catalog_render(bencher: Bencher, skills: usize) {
     let found = discovery(skills).discover();
     bencher

@@ -182,8 +182,10 @@ impl SkillRuntime {
         }
     }
 
-    /// The discovery cache runs share. Default: a private [`DiscoveryCache`]; pass one to share
-    /// it between runtimes (or with a watcher).
+    /// The discovery cache runs share. Default: a private [`DiscoveryCache::new`], which checks
+    /// one `stat` per recorded path on each run; pass [`DiscoveryCache::watching`] to reuse a
+    /// result without touching the disk while nothing changed, or one cache to share it between
+    /// runtimes.
     pub fn cache(&mut self, cache: Arc<DiscoveryCache>) -> &mut Self {
         self.cache = cache;
         self

@@ -285,7 +285,7 @@ impl Worker {
 }
 
 /// `path` if it is a directory, else its nearest ancestor that is.
-fn nearest_existing(path: &Path) -> Option<PathBuf> {
+pub(crate) fn nearest_existing(path: &Path) -> Option<PathBuf> {
     path.ancestors()
         .find(|ancestor| ancestor.is_dir())
         .map(Path::to_path_buf)

@@ -22,6 +22,9 @@ use std::time::{Duration, SystemTime};
 
 use super::{Discovered, Discovery};
 
+#[cfg(feature = "watch")]
+mod tripwire;
+
 /// Paths modified this recently before a discovery make its result unsafe to reuse.
 pub const RACY_WINDOW: Duration = Duration::from_secs(2);
 
@@ -34,30 +37,71 @@ pub(crate) struct FileState {
     device: u64,
     inode: u64,
     size: u64,
-    modified: Option<SystemTime>,
+    /// Modification time: seconds and nanoseconds since the epoch.
+    modified: (i64, i64),
+    /// Change time (Unix), which no one can set back.
     changed: (i64, i64),
 }
 
 impl FileState {
+    #[cfg(unix)]
     pub(crate) fn of(metadata: &Metadata) -> Self {
-        #[cfg(unix)]
-        let (device, inode, changed) = {
-            use std::os::unix::fs::MetadataExt;
-            (
-                metadata.dev(),
-                metadata.ino(),
-                (metadata.ctime(), metadata.ctime_nsec()),
-            )
-        };
-        #[cfg(not(unix))]
-        let (device, inode, changed) = (0, 0, (0, 0));
+        use std::os::unix::fs::MetadataExt;
         FileState {
-            device,
-            inode,
+            device: metadata.dev(),
+            inode: metadata.ino(),
             size: metadata.len(),
-            modified: metadata.modified().ok(),
-            changed,
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
         }
+    }
+
+    #[cfg(not(unix))]
+    pub(crate) fn of(metadata: &Metadata) -> Self {
+        let since_epoch = metadata
+            .modified()
+            .ok()
+            .and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .unwrap_or_default();
+        FileState {
+            device: 0,
+            inode: 0,
+            size: metadata.len(),
+            modified: (
+                i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX),
+                i64::from(since_epoch.subsec_nanos()),
+            ),
+            changed: (0, 0),
+        }
+    }
+
+    /// The same state from a raw `stat` result (what [`FileState::of`] reads through `std`).
+    #[cfg(target_os = "linux")]
+    #[expect(
+        clippy::useless_conversion,
+        reason = "the field types of `struct stat` differ between architectures"
+    )]
+    fn of_stat(stat: &rustix::fs::Stat) -> Self {
+        FileState {
+            device: u64::from(stat.st_dev),
+            inode: u64::from(stat.st_ino),
+            size: u64::try_from(stat.st_size).unwrap_or(0),
+            modified: (
+                i64::from(stat.st_mtime),
+                i64::try_from(stat.st_mtime_nsec).unwrap_or(0),
+            ),
+            changed: (
+                i64::from(stat.st_ctime),
+                i64::try_from(stat.st_ctime_nsec).unwrap_or(0),
+            ),
+        }
+    }
+
+    /// The modification time.
+    fn modified_time(&self) -> Option<SystemTime> {
+        let seconds = u64::try_from(self.modified.0).ok()?;
+        let nanoseconds = u32::try_from(self.modified.1).ok()?;
+        SystemTime::UNIX_EPOCH.checked_add(Duration::new(seconds, nanoseconds))
     }
 }
 
@@ -87,6 +131,9 @@ struct Entry {
     stamps: Arc<[Stamp]>,
     /// Something changed too close to the discovery to trust the times.
     racy: bool,
+    /// A watcher armed before the discovery, when the cache watches.
+    #[cfg(feature = "watch")]
+    tripwire: Option<Arc<tripwire::Tripwire>>,
 }
 
 #[derive(Debug, Default)]
@@ -113,6 +160,8 @@ struct State {
 pub struct DiscoveryCache {
     state: Mutex<State>,
     capacity: usize,
+    /// Arm a file-system watcher on each scope's roots.
+    watch: bool,
 }
 
 impl Default for DiscoveryCache {
@@ -132,6 +181,22 @@ impl DiscoveryCache {
         DiscoveryCache {
             state: Mutex::new(State::default()),
             capacity: capacity.max(1),
+            watch: false,
+        }
+    }
+
+    /// A cache that also watches each remembered scope's roots (one file-system watcher per
+    /// scope, up to 256 scopes). While nothing under them changed, a result is reused without
+    /// touching the disk at all; after a change it falls back to checking its stamps.
+    ///
+    /// Events arrive asynchronously: a change made a moment (typically well under a
+    /// millisecond) before a call may not be seen by that call yet, only by the next one. Use
+    /// [`DiscoveryCache::new`] when every call must see every change that happened before it.
+    /// Without the `watch` feature, or when a root cannot be watched, this behaves like `new`.
+    pub fn watching() -> Self {
+        DiscoveryCache {
+            watch: true,
+            ..DiscoveryCache::new()
         }
     }
 
@@ -141,12 +206,18 @@ impl DiscoveryCache {
         if let Some(found) = self.reusable(discovery) {
             return found;
         }
+        // Armed before the walk, so that nothing changed during it goes unnoticed.
+        #[cfg(feature = "watch")]
+        let tripwire = self
+            .watch
+            .then(|| tripwire::Tripwire::arm(discovery).map(Arc::new))
+            .flatten();
         let started = SystemTime::now();
         let (found, stamps) = discovery.run(true);
         let racy = stamps.iter().any(|stamp| {
             stamp
                 .state
-                .and_then(|state| state.modified)
+                .and_then(|state| state.modified_time())
                 .is_some_and(|changed| changed + RACY_WINDOW > started)
         });
         let found = Arc::new(found);
@@ -156,6 +227,8 @@ impl DiscoveryCache {
                 found: Arc::clone(&found),
                 stamps: stamps.into(),
                 racy,
+                #[cfg(feature = "watch")]
+                tripwire,
             },
         );
         found
@@ -183,11 +256,21 @@ impl DiscoveryCache {
     }
 
     fn reusable(&self, discovery: &Discovery) -> Option<Arc<Discovered>> {
-        let (found, stamps) = {
-            let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            let entry = state.entries.get(discovery).filter(|entry| !entry.racy)?;
-            (Arc::clone(&entry.found), Arc::clone(&entry.stamps))
-        };
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = state.entries.get(discovery)?;
+        let (found, stamps) = (Arc::clone(&entry.found), Arc::clone(&entry.stamps));
+        #[cfg(feature = "watch")]
+        if let Some(tripwire) = &entry.tripwire {
+            if tripwire.is_quiet() {
+                return Some(found);
+            }
+            // Something happened: re-arm, then let the stamps tell whether it mattered.
+            tripwire.reset();
+        }
+        if entry.racy {
+            return None;
+        }
+        drop(state);
         all_hold(&stamps).then_some(found)
     }
 
@@ -207,24 +290,78 @@ impl DiscoveryCache {
 
 /// Checks stamps on up to four threads when there are many (each check is one `stat`).
 fn all_hold(stamps: &[Stamp]) -> bool {
-    const PER_THREAD: usize = 512;
+    const PER_THREAD: usize = 1024;
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(4)
         .min(stamps.len().div_ceil(PER_THREAD));
     if threads <= 1 {
-        return stamps.iter().all(Stamp::still_holds);
+        return part_holds(stamps);
     }
     let chunk = stamps.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let workers: Vec<_> = stamps
             .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().all(Stamp::still_holds)))
+            .map(|part| scope.spawn(|| part_holds(part)))
             .collect();
         workers
             .into_iter()
             .all(|worker| worker.join().unwrap_or(false))
     })
+}
+
+/// Checks stamps in order, one `stat` each.
+#[cfg(not(target_os = "linux"))]
+fn part_holds(stamps: &[Stamp]) -> bool {
+    stamps.iter().all(Stamp::still_holds)
+}
+
+/// Checks stamps in order, one `stat` each, relative to a handle on the grandparent directory
+/// (reused while consecutive stamps share it), so the kernel resolves two components instead of
+/// the whole path. A stamp whose directory cannot be opened is checked by its full path.
+#[cfg(target_os = "linux")]
+fn part_holds(stamps: &[Stamp]) -> bool {
+    use rustix::fs::{AtFlags, CWD, Mode, OFlags, openat, statat};
+    // The few directories used last: walk order alternates between a collection and its parent.
+    const KEPT: usize = 4;
+    let mut open: Vec<(&std::path::Path, rustix::fd::OwnedFd)> = Vec::with_capacity(KEPT);
+    stamps.iter().all(|stamp| {
+        let Some((directory, relative)) = split_base(&stamp.path) else {
+            return stamp.still_holds();
+        };
+        let position = match open.iter().position(|(path, _)| *path == directory) {
+            Some(position) => position,
+            None => {
+                let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+                let Ok(fd) = openat(CWD, directory, flags, Mode::empty()) else {
+                    return stamp.still_holds();
+                };
+                if open.len() == KEPT {
+                    open.remove(0);
+                }
+                open.push((directory, fd));
+                open.len() - 1
+            }
+        };
+        let fd = &open[position].1;
+        let flags = if stamp.follow {
+            AtFlags::empty()
+        } else {
+            AtFlags::SYMLINK_NOFOLLOW
+        };
+        statat(fd, relative, flags)
+            .ok()
+            .as_ref()
+            .map(FileState::of_stat)
+            == stamp.state
+    })
+}
+
+/// `(grandparent, the last two components)` of an absolute path.
+#[cfg(target_os = "linux")]
+fn split_base(path: &std::path::Path) -> Option<(&std::path::Path, &std::path::Path)> {
+    let base = path.parent()?.parent()?;
+    Some((base, path.strip_prefix(base).ok()?))
 }
 
 #[cfg(test)]

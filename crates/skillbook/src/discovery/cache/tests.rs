@@ -196,3 +196,46 @@ fn many_stamps_are_checked_in_parallel_with_the_same_answer() {
     skill(&fixture.root(), "group-3/s0", "Changed.");
     assert!(!Arc::ptr_eq(&first, &fixture.discover()));
 }
+
+#[cfg(feature = "watch")]
+mod watching {
+    use super::*;
+
+    fn wait_until_seen(
+        cache: &DiscoveryCache,
+        discovery: &Discovery,
+        skills: usize,
+    ) -> Arc<Discovered> {
+        // Events arrive asynchronously; give the watcher a moment, without timing assertions.
+        for _ in 0..200 {
+            let found = cache.discover(discovery);
+            if found.skills.len() == skills {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("the change was never seen");
+    }
+
+    #[test]
+    fn a_quiet_tree_is_reused_without_stamps_and_changes_are_seen() {
+        let fixture = Fixture::new();
+        skill(&fixture.root(), "a", "A.");
+        let cache = DiscoveryCache::watching();
+        let first = cache.discover(&fixture.discovery);
+        // Fresh files would be racy for the stamps; the tripwire makes reuse safe anyway.
+        assert!(Arc::ptr_eq(&first, &cache.discover(&fixture.discovery)));
+        skill(&fixture.root(), "team/b", "B.");
+        let found = wait_until_seen(&cache, &fixture.discovery, 2);
+        assert_eq!(*found, fixture.discovery.discover());
+    }
+
+    #[test]
+    fn a_root_created_later_trips_the_parent_watch() {
+        let fixture = Fixture::new();
+        let cache = DiscoveryCache::watching();
+        assert!(cache.discover(&fixture.discovery).skills.is_empty());
+        skill(&fixture.root(), "late", "Late.");
+        wait_until_seen(&cache, &fixture.discovery, 1);
+    }
+}
