@@ -29,9 +29,11 @@ impl Outcome {
 
 /// Prints `value` as pretty JSON on stdout.
 pub(crate) fn json(value: &impl Serialize) -> anyhow::Result<()> {
-    let mut stdout = io::stdout().lock();
+    // Buffered: stdout alone is line-buffered, and pretty JSON is many short lines.
+    let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     serde_json::to_writer_pretty(&mut stdout, value)?;
     writeln!(stdout)?;
+    stdout.flush()?;
     Ok(())
 }
 

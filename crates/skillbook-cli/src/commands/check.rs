@@ -104,13 +104,14 @@ fn print_text(report: &Report) -> io::Result<()> {
     } else {
         Renderer::plain()
     };
-    let mut stdout = io::stdout().lock();
+    let mut stdout = io::BufWriter::new(io::stdout().lock());
     for diagnostic in &report.diagnostics {
         let path = diagnostic.path.to_string_lossy();
         let group = render_group(diagnostic, &path, report.source_line(diagnostic));
         writeln!(stdout, "{}\n", renderer.render(&[group]))?;
     }
-    writeln!(stdout, "{}", summary(report))
+    writeln!(stdout, "{}", summary(report))?;
+    stdout.flush()
 }
 
 fn render_group<'a>(

@@ -39,7 +39,7 @@ fn display(path: &Path) -> String {
 }
 
 fn print_text(found: &Discovered) -> io::Result<()> {
-    let mut stdout = io::stdout().lock();
+    let mut stdout = io::BufWriter::new(io::stdout().lock());
     if found.skills.is_empty() {
         writeln!(stdout, "No skills found.")?;
     }
@@ -64,5 +64,5 @@ fn print_text(found: &Discovered) -> io::Result<()> {
         )?;
         writeln!(stdout, "{:<width$}  {}", "", skill.description)?;
     }
-    Ok(())
+    stdout.flush()
 }
