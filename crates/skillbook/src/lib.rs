@@ -34,8 +34,14 @@
 //!
 //! The modules follow the specification's nouns: [`discovery`] walks roots, [`frontmatter`]
 //! reads a `SKILL.md`, [`catalog`] renders what the model sees, [`boundary`] and [`read`] are
-//! where a model touches the disk, [`validate`] checks skills against the Agent Skills format,
-//! and [`diagnostic`] types every problem met on the way.
+//! where a model touches the disk, [`runtime`] prepares each agent run (the three ways a skill
+//! reaches a model), [`sources`] holds skills that live in memory, an embedded directory or a
+//! zip archive, [`validate`] checks skills against the Agent Skills format, `watch` (feature
+//! `watch`, on by default) re-discovers on change, and [`diagnostic`] types every problem met
+//! on the way. [`DiscoveryCache`] makes repeated discovery nearly free.
+//!
+//! Features (all on by default): `embed` ([`sources::from_embedded`]), `zip`
+//! ([`sources::from_zip`]) and `watch` (hot reload and [`DiscoveryCache::watching`]).
 
 #![deny(missing_docs)]
 
