@@ -97,8 +97,8 @@ pub(crate) struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ReadArgs {
-    /// The file: relative to the workspace (to the first skill root with --restricted), or
-    /// absolute.
+    /// The file: relative to the workspace (with --restricted: to the skill's directory when
+    /// there is only one skill), or absolute.
     pub(crate) path: PathBuf,
     /// The first line to return, 1-based.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -109,8 +109,9 @@ pub(crate) struct ReadArgs {
     /// The most characters to return.
     #[arg(long, value_name = "N")]
     pub(crate) max_chars: Option<usize>,
-    /// Read only inside the skill roots, as the agent runtime does; the workspace is not
-    /// readable.
+    /// Read only inside the model-visible skills' directories, as the agent runtime and the MCP
+    /// tool do: the workspace and manual-only skills are not readable, and with several skills
+    /// a relative path is refused as ambiguous.
     #[arg(long)]
     pub(crate) restricted: bool,
 }

@@ -103,12 +103,12 @@ impl ServerBuilder {
             .filter(|(_, listed)| listed.unserved.is_none())
             .map(|(position, listed)| (listed.skill.name.clone(), position))
             .collect();
-        let resources = ReadBoundary::restricted(
+        let resources = ReadBoundary::skills(
             listed
                 .iter()
                 .filter(|listed| listed.unserved.is_none())
                 .map(|listed| &listed.skill.directory),
-        )?;
+        );
         let catalog = Catalog::new(&self.skills).render();
         let reader = match catalog {
             Some(_) => Some(Reader::new(&self.skills)?),
@@ -314,7 +314,7 @@ impl Listed {
     }
 }
 
-/// The read tool: a restricted boundary over the model-visible skills' directories.
+/// The read tool: a skill reader's boundary over the model-visible skills' directories.
 #[derive(Debug)]
 pub(crate) struct Reader {
     pub(crate) boundary: ReadBoundary,
@@ -328,7 +328,7 @@ impl Reader {
             .iter()
             .filter(|skill| skill.is_model_visible())
             .collect();
-        let boundary = ReadBoundary::restricted(visible.iter().map(|skill| &skill.directory))?;
+        let boundary = ReadBoundary::skills(visible.iter().map(|skill| &skill.directory));
         let schema = ReadFile::new(&boundary).schema();
         let function = &schema["function"];
         let name = function["name"].as_str().unwrap_or_default().to_owned();

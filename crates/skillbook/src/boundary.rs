@@ -70,6 +70,8 @@ pub struct ReadBoundary {
     roots: Vec<Root>,
     base: Option<PathBuf>,
     restricted: bool,
+    /// Relative paths are refused instead of resolving against a base (several skill folders).
+    ambiguous_relative: bool,
 }
 
 /// One readable directory and its handle.
@@ -148,6 +150,7 @@ impl ReadBoundary {
             roots: Vec::new(),
             base: Some(workspace.clone()),
             restricted: false,
+            ambiguous_relative: false,
         };
         boundary.add_root(workspace.clone(), Access::ReadWrite)?;
         for root in roots {
@@ -179,12 +182,50 @@ impl ReadBoundary {
             roots: Vec::new(),
             base: None,
             restricted: true,
+            ambiguous_relative: false,
         };
         for root in roots {
             boundary.add_root(absolute(root.as_ref())?, Access::ReadOnly)?;
         }
         boundary.base = boundary.roots.first().map(|root| root.path.clone());
         Ok(boundary)
+    }
+
+    /// The boundary of a skill reader: restricted to the given skill directories, as
+    /// [`ReadBoundary::restricted`], with two differences that suit a model reading many skills:
+    ///
+    /// - with more than one directory, a relative path is refused
+    ///   ([`BoundaryError::RelativePath`]) rather than read from the first directory, because it
+    ///   could mean a file of any skill; with exactly one it resolves against that directory;
+    /// - a directory that cannot be opened (for lack of permission, say) is skipped and logged,
+    ///   so one bad folder does not take every other skill down with it.
+    ///
+    /// Directories should be absolute (relative ones are made absolute against the process's
+    /// current directory, or skipped when that is unknown).
+    pub fn skills<I, P>(directories: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        let mut boundary = Self {
+            roots: Vec::new(),
+            base: None,
+            restricted: true,
+            ambiguous_relative: false,
+        };
+        for directory in directories {
+            let added = absolute(directory.as_ref())
+                .and_then(|path| boundary.add_root(path, Access::ReadOnly));
+            if let Err(error) = added {
+                tracing::warn!("a skill directory is not readable by the reader: {error}");
+            }
+        }
+        match boundary.roots.len() {
+            1 => boundary.base = Some(boundary.roots[0].path.clone()),
+            0 => {}
+            _ => boundary.ambiguous_relative = true,
+        }
+        boundary
     }
 
     /// Whether this is a restricted boundary (skill roots only, no workspace).
@@ -266,6 +307,11 @@ impl ReadBoundary {
         let absolute = match (&self.base, path.is_absolute()) {
             (_, true) => paths::absolute_against(Path::new("/"), path),
             (Some(base), false) => paths::absolute_against(base, path),
+            (None, false) if self.ambiguous_relative => {
+                return Err(BoundaryError::RelativePath {
+                    path: path.to_path_buf(),
+                });
+            }
             (None, false) => return Err(BoundaryError::OutsideBoundary),
         };
         let (root, relative) = self

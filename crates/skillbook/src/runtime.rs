@@ -221,22 +221,17 @@ impl SkillRuntime {
     ///
     /// # Errors
     ///
-    /// Before any model call: [`RuntimeError::ToolNameConflict`] when the host owns both
-    /// `read_file` and `read_skill_file`; [`RuntimeError::UnknownSkill`] or
+    /// Before any model call, and only when some skill is exposed:
+    /// [`RuntimeError::ToolNameConflict`] when the host owns both `read_file` and
+    /// `read_skill_file`, [`RuntimeError::ToolNameTaken`] when the fallback tool is on and the
+    /// host owns `activate_skill`. Always: [`RuntimeError::UnknownSkill`] or
     /// [`RuntimeError::SkillTooLarge`] for a selected skill; [`RuntimeError::DuplicateSkill`],
     /// [`RuntimeError::ProvidedOutsideRoots`] or [`RuntimeError::ProvidedTooLarge`] for
-    /// provided skills; [`RuntimeError::Boundary`] when a skill directory cannot be opened.
+    /// provided skills.
     pub fn prepare(&self, request: RunRequest) -> Result<PreparedRun, RuntimeError> {
         let scope = self.resolver.resolve(&request);
         let resolved = scope::resolve(&scope, &self.cache)?;
         let host_names: Vec<&str> = request.host_tools.iter().filter_map(tool_name).collect();
-        let reader_name = reader_name(&host_names)?;
-        if self.activate_tool && host_names.contains(&ACTIVATE_SKILL) {
-            return Err(RuntimeError::ToolNameConflict {
-                first: ACTIVATE_SKILL.to_owned(),
-                second: ACTIVATE_SKILL.to_owned(),
-            });
-        }
         let (selected, item) =
             selected::select(&resolved, &request.selected_skills, self.selected_limits)?;
         let visible: Vec<&ScopedSkill> = resolved
@@ -244,8 +239,7 @@ impl SkillRuntime {
             .iter()
             .filter(|skill| skill.is_model_visible())
             .collect();
-        let catalog = self.catalog(&visible, &reader_name);
-        let mut exposed = visible;
+        let mut exposed = visible.clone();
         for skill in selected {
             if !exposed
                 .iter()
@@ -254,25 +248,40 @@ impl SkillRuntime {
                 exposed.push(skill);
             }
         }
-        let mut run = PreparedRun {
+        // Nothing exposed: the host's prompt and tools come back untouched, whatever they hold.
+        if exposed.is_empty() {
+            return Ok(PreparedRun {
+                system_prompt: request.system_prompt,
+                tools: request.host_tools,
+                items: item.into_iter().collect(),
+                catalog: None,
+                diagnostics: resolved.diagnostics.clone(),
+                reader: None,
+            });
+        }
+        let reader_name = reader_name(&host_names)?;
+        if self.activate_tool && host_names.contains(&ACTIVATE_SKILL) {
+            return Err(RuntimeError::ToolNameTaken {
+                name: ACTIVATE_SKILL.to_owned(),
+            });
+        }
+        let catalog = self.catalog(&visible, &reader_name);
+        let reader = SkillReader::new(
+            reader_name,
+            &exposed,
+            self.activate_tool,
+            self.policy.clone(),
+        );
+        let mut tools = request.host_tools;
+        tools.extend(reader.schemas());
+        Ok(PreparedRun {
             system_prompt: append_to_prompt(&request.system_prompt, catalog.as_ref()),
-            tools: request.host_tools,
+            tools,
             items: item.into_iter().collect(),
             catalog,
             diagnostics: resolved.diagnostics.clone(),
-            reader: None,
-        };
-        if !exposed.is_empty() {
-            let reader = SkillReader::new(
-                reader_name,
-                &exposed,
-                self.activate_tool,
-                self.policy.clone(),
-            )?;
-            run.tools.extend(reader.schemas());
-            run.reader = Some(reader);
-        }
-        Ok(run)
+            reader: Some(reader),
+        })
     }
 
     fn catalog(&self, visible: &[&ScopedSkill], reader: &str) -> Option<RenderedCatalog> {

@@ -14,7 +14,14 @@ pub(crate) fn run(common: &CommonArgs, args: &ReadArgs) -> anyhow::Result<Outcom
     let found = discovery.discover();
     output::diagnostics(&found.diagnostics);
     let boundary = if args.restricted {
-        ReadBoundary::restricted(&found.read_roots)
+        // The skill reader's boundary, as the agent runtime and the MCP tool build it.
+        Ok(ReadBoundary::skills(
+            found
+                .skills
+                .iter()
+                .filter(|skill| skill.is_model_visible())
+                .map(|skill| &skill.directory),
+        ))
     } else {
         ReadBoundary::new(discovery.workspace(), &found.read_roots)
     };

@@ -19,6 +19,19 @@ pub enum BoundaryError {
     )]
     OutsideBoundary,
 
+    /// A relative path was given where several skill directories are readable, so it could
+    /// mean a file in any of them.
+    #[error(
+        "`{path}` is relative, and several skill directories are readable; pass the absolute \
+         path: the skill's directory (its SKILL.md location without the file name) joined with \
+         this path",
+        path = path.display()
+    )]
+    RelativePath {
+        /// The path as given.
+        path: PathBuf,
+    },
+
     /// The path holds a NUL byte.
     #[error("the path contains a NUL byte, which no file name can hold; pass the plain file path")]
     NulByte,
@@ -79,13 +92,14 @@ pub enum BoundaryError {
 impl BoundaryError {
     /// A stable, machine-readable code for this error.
     ///
-    /// The codes are `outside_boundary`, `invalid_argument` (a NUL byte), `not_found`,
+    /// The codes are `outside_boundary`, `invalid_argument` (a NUL byte, or a relative path
+    /// that several skill directories make ambiguous), `not_found`,
     /// `is_directory`, `not_regular_file` and `io` (for both I/O variants).
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
             Self::OutsideBoundary => "outside_boundary",
-            Self::NulByte => "invalid_argument",
+            Self::NulByte | Self::RelativePath { .. } => "invalid_argument",
             Self::NotFound { .. } => "not_found",
             Self::IsDirectory { .. } => "is_directory",
             Self::NotRegularFile { .. } => "not_regular_file",

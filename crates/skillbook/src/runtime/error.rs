@@ -17,6 +17,15 @@ pub enum RuntimeError {
         /// Its alias.
         second: String,
     },
+    /// The host already owns the fallback tool's name.
+    #[error(
+        "the host already has a tool named `{name}`; turn the skillbook fallback tool off \
+         (`SkillRuntime::activate_tool(false)`) or rename the host's tool"
+    )]
+    ToolNameTaken {
+        /// The name both want.
+        name: String,
+    },
     /// A selected skill does not exist in this run's scope (or is not enabled).
     #[error(
         "selected skill `{name}` is not available in this run ({available}); check the name and the scope's enabled skills"
@@ -91,7 +100,4 @@ pub enum RuntimeError {
         /// The limit.
         limit: u64,
     },
-    /// A skill directory could not be opened for the reader.
-    #[error(transparent)]
-    Boundary(#[from] crate::boundary::BoundaryError),
 }

@@ -91,7 +91,7 @@ impl SkillReader {
         exposed: &[&ScopedSkill],
         activate: bool,
         policy: Option<Arc<dyn ReadPolicy>>,
-    ) -> Result<Self, BoundaryError> {
+    ) -> Self {
         let directories: Vec<PathBuf> = exposed
             .iter()
             .filter_map(|skill| match skill {
@@ -113,14 +113,14 @@ impl SkillReader {
                 .map(|skill| (skill.name().to_owned(), (*skill).clone()))
                 .collect()
         });
-        Ok(SkillReader {
+        SkillReader {
             name,
-            boundary: ReadBoundary::restricted(&directories)?,
+            boundary: ReadBoundary::skills(&directories),
             known: exposed.iter().map(|skill| skill.known()).collect(),
             provided,
             activate,
             policy,
-        })
+        }
     }
 
     pub(crate) fn name(&self) -> &str {
