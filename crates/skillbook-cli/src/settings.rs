@@ -9,7 +9,10 @@ pub(crate) fn discovery(common: &CommonArgs) -> Discovery {
     let mut discovery = Discovery::new(&common.workspace);
     let home = match (&common.home, common.no_home) {
         (_, true) => Home::Off,
-        (Some(home), false) => Home::Path(home.clone()),
+        // A path typed on the command line means the current directory's, like `--workspace`.
+        (Some(home), false) => {
+            Home::Path(std::path::absolute(home).unwrap_or_else(|_| home.clone()))
+        }
         (None, false) => Home::FromEnv,
     };
     discovery

@@ -592,3 +592,72 @@ fn watch_prints_changes_as_json_lines() {
         json!({"event": "changed", "added": ["fresh"], "removed": [], "changed": []})
     );
 }
+
+#[test]
+fn show_reports_the_skill_files_diagnostics() {
+    let fixture = Fixture::new();
+    let text = "---\nname: colon\ndescription: Use when: needed\n---\nBody.\n";
+    fixture.skill(&fixture.root(), "colon", text);
+    let output = fixture.command().args(["show", "colon"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), text);
+    assert!(
+        stderr(&output).starts_with("warning[repaired_yaml]: "),
+        "{}",
+        stderr(&output)
+    );
+    let json_output = fixture
+        .command()
+        .args(["show", "colon", "--format", "json"])
+        .output()
+        .unwrap();
+    let shown: Value = serde_json::from_slice(&json_output.stdout).unwrap();
+    assert_eq!(shown["diagnostics"][0]["code"], "repaired_yaml");
+    assert_eq!(stderr(&json_output), "");
+}
+
+#[test]
+fn a_relative_home_means_the_current_directorys() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.home.path().join("me/.agents/skills"),
+        "personal",
+        "---\nname: personal\ndescription: Mine.\n---\n",
+    );
+    let output = fixture
+        .command()
+        .args(["--home", "me", "list", "--format", "json"])
+        .current_dir(fixture.home.path())
+        .output()
+        .unwrap();
+    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(listing["skills"][0]["name"], "personal");
+}
+
+#[test]
+fn restricted_read_matches_the_skill_reader_of_the_runtime_and_mcp() {
+    let fixture = Fixture::new();
+    fixture.skill(&fixture.root(), "a", "---\nname: a\ndescription: A.\n---\n");
+    fixture.skill(&fixture.root(), "b", "---\nname: b\ndescription: B.\n---\n");
+    let manual = fixture.skill(
+        &fixture.root(),
+        "m",
+        "---\nname: m\ndescription: M.\ndisable-model-invocation: true\n---\n",
+    );
+    let code = |arguments: &[&str]| -> String {
+        let output = fixture.command().args(arguments).output().unwrap();
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+        value["error"].as_str().unwrap_or("ok").to_owned()
+    };
+    assert_eq!(
+        code(&["read", "--restricted", "b/SKILL.md"]),
+        "invalid_argument"
+    );
+    let b = fixture.root().join("b/SKILL.md");
+    assert_eq!(code(&["read", "--restricted", b.to_str().unwrap()]), "ok");
+    assert_eq!(
+        code(&["read", "--restricted", manual.to_str().unwrap()]),
+        "outside_boundary"
+    );
+    assert_eq!(code(&["read", manual.to_str().unwrap()]), "ok");
+}

@@ -15,10 +15,6 @@ pub enum Error {
     #[error("the MCP session could not start: {0}")]
     Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
 
-    /// The skill roots could not be watched for changes.
-    #[error(transparent)]
-    Watch(#[from] skillbook::watch::WatchError),
-
     /// The task serving the session stopped abnormally.
     #[error("the MCP session stopped abnormally: {0}")]
     Session(#[from] tokio::task::JoinError),

@@ -149,7 +149,8 @@ pub async fn serve_stdio_watching(server: SkillServer, discovery: Discovery) -> 
 ///
 /// # Errors
 ///
-/// [`Error::Watch`] when the roots cannot be watched, and the errors of [`serve_stdio`].
+/// As [`serve_stdio`]. Roots that cannot be watched (for example over the inotify watch limit)
+/// are not an error: the server logs a warning and serves without hot reload.
 pub async fn serve_watching<T, E, A>(
     server: SkillServer,
     discovery: Discovery,
@@ -174,7 +175,15 @@ where
                 tracing::debug!("cannot notify the client: {error}");
             }
         });
-    })?;
+    });
+    // Serving goes on without hot reload when the roots cannot be watched (inotify limits).
+    let watcher = match watcher {
+        Ok(watcher) => Some(watcher),
+        Err(error) => {
+            tracing::warn!("serving without hot reload: {error}");
+            None
+        }
+    };
     let reason = running.waiting().await?;
     drop(watcher);
     tracing::debug!(?reason, "the MCP session ended");

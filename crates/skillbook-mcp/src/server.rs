@@ -354,18 +354,21 @@ impl Reader {
     }
 }
 
-/// What `initialize` answers: the Skills extension with directory reads, resources, the tool
+/// What `initialize` answers: the Skills extension with directory reads, resources (whose list
+/// may change: the server watches the skill roots), the tool
 /// when there is one, and the catalog as instructions.
 fn server_config(instructions: Option<String>, has_reader: bool) -> ServerConfig {
     let capabilities = if has_reader {
         ServerCapabilities::builder()
             .enable_resources()
+            .enable_resources_list_changed()
             .enable_tools()
             .enable_skills_with_directory_read()
             .build()
     } else {
         ServerCapabilities::builder()
             .enable_resources()
+            .enable_resources_list_changed()
             .enable_skills_with_directory_read()
             .build()
     };

@@ -109,14 +109,18 @@ async fn path_attacks_as_tool_arguments_fail_and_leak_nothing() {
     let client = connect(tree.builder().build().unwrap()).await;
     let pdf = tree.root().join("pdf");
     let text = |path: &std::path::Path| path.to_str().unwrap().to_owned();
+    // Several skills are readable, so every relative path is refused as ambiguous before it
+    // is even resolved.
     let table = [
-        ("../etc/passwd".to_owned(), "outside_boundary"),
-        ("..".to_owned(), "outside_boundary"),
-        ("a/../../b".to_owned(), "outside_boundary"),
+        ("../etc/passwd".to_owned(), "invalid_argument"),
+        ("..".to_owned(), "invalid_argument"),
+        ("a/../../b".to_owned(), "invalid_argument"),
         ("/etc/passwd".to_owned(), "outside_boundary"),
         (text(&tree.secret()), "outside_boundary"),
-        (r"..\..\windows\system32".to_owned(), "not_found"),
-        ("%2e%2e%2fetc%2fpasswd".to_owned(), "not_found"),
+        (r"..\..\windows\system32".to_owned(), "invalid_argument"),
+        ("%2e%2e%2fetc%2fpasswd".to_owned(), "invalid_argument"),
+        (text(&pdf.join(r"..\..\windows\system32")), "not_found"),
+        (text(&pdf.join("%2e%2e%2fetc%2fpasswd")), "not_found"),
         ("ok\0.md".to_owned(), "invalid_argument"),
         (text(&pdf.join("leak.md")), "outside_boundary"),
         (text(&pdf.join("zero.md")), "outside_boundary"),
@@ -267,7 +271,7 @@ async fn malformed_requests_get_json_rpc_errors_and_the_server_keeps_serving() {
     assert_eq!(tool["result"]["isError"], true);
     assert_eq!(
         tool["result"]["structuredContent"]["error"],
-        "outside_boundary"
+        "invalid_argument"
     );
     let list = responses
         .iter()

@@ -65,7 +65,7 @@ async fn initialize_declares_the_extension_and_sends_the_catalog() {
         serde_json::to_value(&info.capabilities).unwrap(),
         json!({
             "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}},
-            "resources": {},
+            "resources": {"listChanged": true},
             "tools": {}
         })
     );

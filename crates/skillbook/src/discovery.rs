@@ -51,7 +51,7 @@ pub enum Home {
     /// `$HOME` (`%USERPROFILE%` on Windows); no home roots when it is unset.
     #[default]
     FromEnv,
-    /// This directory.
+    /// This directory (a relative path resolves against the workspace).
     Path(PathBuf),
     /// No home roots.
     Off,

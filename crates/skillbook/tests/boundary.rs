@@ -299,7 +299,11 @@ fn a_symlink_swapped_in_during_reads_never_leaks_outside_content() {
     let boundary = tree.restricted();
     let tool = ReadFile::new(&boundary);
     let (mut inside, mut refused) = (0, 0);
-    for _ in 0..5_000 {
+    // At least 5,000 reads, and on until both states of the swap were met (up to 50,000).
+    for attempt in 0..50_000 {
+        if attempt >= 5_000 && inside > 0 && refused > 0 {
+            break;
+        }
         match tool.call(&json!({"path": "race/current/secret.md"})) {
             Ok(result) => {
                 assert_eq!(result.content, "inside");
@@ -318,7 +322,10 @@ fn a_symlink_swapped_in_during_reads_never_leaks_outside_content() {
     stop.store(true, Ordering::Relaxed);
     swapper.join().unwrap();
     eprintln!("race: {inside} inside, {refused} refused");
-    assert_eq!(inside + refused, 5_000);
+    assert!(
+        inside > 0 && refused > 0,
+        "the race was not exercised: {inside} reads inside, {refused} refused"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use anyhow::Context;
 use serde::Serialize;
-use skillbook::Skill;
+use skillbook::{Diagnostic, Skill};
 
 use crate::cli::{CommonArgs, Format, ShowArgs};
 use crate::output::{self, Outcome};
@@ -19,10 +19,15 @@ struct Shown<'a> {
     skill: &'a Skill,
     content: &'a str,
     truncated: bool,
+    /// Discovery's diagnostics about this skill's file.
+    diagnostics: Vec<&'a Diagnostic>,
 }
 
 pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcome> {
     let found = settings::discovery(common).discover();
+    if common.format == Format::Text {
+        output::diagnostics(&found.diagnostics);
+    }
     let Some(skill) = found.get(&args.name) else {
         let known: Vec<&str> = found
             .skills
@@ -47,6 +52,11 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
             skill,
             content: &content,
             truncated,
+            diagnostics: found
+                .diagnostics
+                .iter()
+                .filter(|diagnostic| diagnostic.path == skill.path)
+                .collect(),
         })?,
         Format::Text => {
             let mut stdout = io::stdout().lock();

@@ -409,9 +409,8 @@ impl Walker {
         let metadata = match fs::metadata(link) {
             Ok(metadata) => metadata,
             Err(error) if is_missing(&error) => {
-                if self.symlinks == SymlinkPolicy::Follow {
-                    self.broken_link(link);
-                }
+                // Whatever the policy: it may have been meant as a skill folder.
+                self.broken_link(link);
                 return None;
             }
             Err(error) => {

@@ -116,10 +116,14 @@ fn the_catalog_is_fixed_within_a_run_and_fresh_on_the_next() {
     let runtime = fixture.runtime();
     let run = runtime.prepare(RunRequest::new("Host.")).unwrap();
     let before = run.system_prompt.clone();
-    skill(&fixture.root(), "second", "");
-    let _ = run.execute(&ToolCall::new("1", "read_file", json!({"path": "x"})));
-    assert_eq!(run.system_prompt, before);
+    let second = skill(&fixture.root(), "second", "");
+    // The run in progress neither lists nor reads the new skill: its scope is fixed.
+    assert!(!run.system_prompt.contains("<name>second</name>"));
+    let (value, _) = read(&run, "read_file", json!({"path": second}));
+    assert_eq!(value["error"], "outside_boundary");
     let next = runtime.prepare(RunRequest::new("Host.")).unwrap();
+    let (value, _) = read(&next, "read_file", json!({"path": second}));
+    assert_eq!(value["skill"], "second");
     assert_ne!(next.system_prompt, before);
     assert!(next.system_prompt.contains("<name>second</name>"));
     assert_ne!(
@@ -222,6 +226,68 @@ fn owning_both_reader_names_fails_naming_both() {
         message.contains("`read_file`") && message.contains("`read_skill_file`"),
         "{message}"
     );
+}
+
+#[test]
+fn without_skills_even_a_host_owning_both_names_is_untouched() {
+    let fixture = Fixture::new();
+    let tools = vec![
+        host_tool("read_file"),
+        host_tool("read_skill_file"),
+        host_tool("activate_skill"),
+    ];
+    let mut runtime = fixture.runtime();
+    runtime.activate_tool(true);
+    let run = runtime
+        .prepare(RunRequest::new("Host.").with_tools(tools.clone()))
+        .unwrap();
+    assert_eq!((run.system_prompt.as_str(), &run.tools), ("Host.", &tools));
+}
+
+#[test]
+fn a_host_owning_activate_skill_gets_its_own_error() {
+    let fixture = Fixture::new();
+    skill(&fixture.root(), "pdf", "");
+    let mut runtime = fixture.runtime();
+    runtime.activate_tool(true);
+    let error = runtime
+        .prepare(RunRequest::new("").with_tools([host_tool("activate_skill")]))
+        .unwrap_err();
+    assert!(matches!(error, RuntimeError::ToolNameTaken { ref name } if name == "activate_skill"));
+    assert!(
+        error
+            .to_string()
+            .contains("turn the skillbook fallback tool off"),
+        "{error}"
+    );
+}
+
+#[test]
+fn relative_paths_are_refused_when_several_skills_are_readable() {
+    let fixture = Fixture::new();
+    let alpha = skill(&fixture.root(), "alpha", "");
+    skill(&fixture.root(), "beta", "");
+    fs::write(alpha.parent().unwrap().join("guide.md"), "ALPHA").unwrap();
+    let run = fixture.runtime().prepare(RunRequest::new("")).unwrap();
+    let (value, result) = read(&run, "read_file", json!({"path": "guide.md"}));
+    assert_eq!(value["error"], "invalid_argument");
+    assert!(!result.content.contains("ALPHA"));
+    assert!(
+        value["message"]
+            .as_str()
+            .unwrap()
+            .contains("pass the absolute path")
+    );
+    let absolute = alpha.parent().unwrap().join("guide.md");
+    let (value, _) = read(&run, "read_file", json!({"path": absolute}));
+    assert_eq!(value["content"], "ALPHA");
+    // With a single skill, a relative path means that skill's folder.
+    let only = Fixture::new();
+    let solo = skill(&only.root(), "solo", "");
+    fs::write(solo.parent().unwrap().join("guide.md"), "SOLO").unwrap();
+    let run = only.runtime().prepare(RunRequest::new("")).unwrap();
+    let (value, _) = read(&run, "read_file", json!({"path": "guide.md"}));
+    assert_eq!(value["content"], "SOLO");
 }
 
 #[test]
