@@ -58,6 +58,21 @@ printf '%-44s %8ss\n' "floor: find + first 4 KiB ($skills)" "$floor"
 printf '%-44s %8ss  %sx the floor\n' "skillbook list --format json ($skills)" "$list" "$(ratio "$list" "$floor")"
 printf '%-44s %8ss  %sx the floor\n' "skillbook catalog ($skills)" "$catalog" "$(ratio "$catalog" "$floor")"
 
+# Cold disk: the same commands with the page cache dropped before each run (root only).
+if (sync && echo 3 > /proc/sys/vm/drop_caches) 2>/dev/null && command -v hyperfine >/dev/null; then
+  cold() {
+    hyperfine --style none --runs 3 --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' \
+      --export-json "$work/c.json" "$1" >/dev/null 2>&1
+    python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$work/c.json"
+  }
+  cold_floor=$(cold "find '$big/.agents/skills' -name SKILL.md -print0 | xargs -0 head -q -c 4096 > /dev/null")
+  cold_catalog=$(cold "'$skillbook' --no-home --workspace '$big' catalog > /dev/null")
+  printf '%-44s %8ss\n' "cold cache: floor ($skills)" "$cold_floor"
+  printf '%-44s %8ss  %sx the floor\n' "cold cache: skillbook catalog ($skills)" "$cold_catalog" "$(ratio "$cold_catalog" "$cold_floor")"
+else
+  echo "(cold-cache runs skipped: dropping the page cache needs root and hyperfine)"
+fi
+
 reference=${SKILLS_REF_BIN:-$PWD/.venv/bin/agentskills}
 small="$work/small"
 ours=$(median "'$skillbook' --no-home --workspace '$small' catalog > /dev/null")

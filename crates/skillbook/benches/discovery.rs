@@ -3,8 +3,9 @@
 //! `cargo bench -p skillbook --bench discovery`. Each benchmark counts skills, so divan prints
 //! skills per second. The trees are generated once per process (deterministic seed) and their
 //! times set back past the cache's racy window, as on a real machine whose skills were
-//! installed a while ago. The operating system's page cache is warm for every benchmark:
-//! "cold" means no in-process cache, not a cold disk.
+//! installed a while ago. The operating system's page cache is warm for every benchmark but
+//! `cold_disk_discovery`, which drops it before each sample (as root; else it walks a fresh
+//! tree): `cold_discovery` means no in-process cache, not a cold disk.
 
 #![allow(
     clippy::expect_used,
@@ -72,6 +73,40 @@ fn cold_discovery(bencher: Bencher, skills: usize) {
     bencher
         .counter(ItemsCount::new(skills))
         .bench(|| discovery.discover());
+}
+
+/// Drops the operating system's page, dentry and inode caches (needs root); false when it cannot.
+fn drop_caches() -> bool {
+    let synced = std::process::Command::new("sync")
+        .status()
+        .is_ok_and(|status| status.success());
+    synced && fs::write("/proc/sys/vm/drop_caches", "3\n").is_ok()
+}
+
+/// Cold from the disk: caches dropped before every sample where possible, else a fresh tree
+/// (which the page cache has not seen as a whole).
+#[divan::bench(args = SIZES, sample_count = 3, sample_size = 1)]
+fn cold_disk_discovery(bencher: Bencher, skills: usize) {
+    let can_drop = drop_caches();
+    if !can_drop {
+        eprintln!("cannot drop caches (not root?): each sample walks a fresh tree instead");
+    }
+    bencher
+        .counter(ItemsCount::new(skills))
+        .with_inputs(|| {
+            if can_drop {
+                drop_caches();
+                (None, discovery(skills))
+            } else {
+                let fresh = tempfile::tempdir().expect("a temporary directory");
+                tree::generate(&fresh.path().join(".agents/skills"), skills, 2)
+                    .expect("the benchmark tree");
+                let mut discovery = Discovery::new(fresh.path());
+                discovery.home(Home::Off);
+                (Some(fresh), discovery)
+            }
+        })
+        .bench_local_values(|(_fresh, discovery)| discovery.discover());
 }
 
 #[divan::bench(args = SIZES, sample_count = 20, sample_size = 1)]
