@@ -15,11 +15,25 @@ fn main() -> ExitCode {
     init_logging();
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),
+        // The reader went away (`skillbook list | head`): nothing left to say to anyone.
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        let kind = match cause.downcast_ref::<std::io::Error>() {
+            Some(error) => Some(error.kind()),
+            None => cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind),
+        };
+        kind == Some(std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Logs go to stderr only (stdout carries results, and is the MCP channel). `RUST_LOG` tunes it.
