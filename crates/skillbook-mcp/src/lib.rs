@@ -38,8 +38,9 @@
 //!
 //! # What the server offers
 //!
-//! - **Capabilities:** `resources`, the extension `io.modelcontextprotocol/skills` with
-//!   `{"directoryRead": true}`, and `tools` when some skill is model-visible.
+//! - **Capabilities:** `resources` and `tools` (both with `listChanged`), and the extension
+//!   `io.modelcontextprotocol/skills` with `{"directoryRead": true}`. The tool list is empty
+//!   while no skill is model-visible.
 //! - **Instructions:** the catalog (`<available_skills>`, sorted, escaped) of the model-visible
 //!   skills, naming the `read_file` tool. Manual-only skills (`disable-model-invocation: true`)
 //!   are not in it. With no model-visible skill there are no instructions and no tool.
@@ -165,13 +166,20 @@ where
     let runtime = tokio::runtime::Handle::current();
     let watcher = SkillWatcher::start(discovery, move |found, changes| {
         tracing::info!(?changes, "skills changed on disk");
-        if let Err(error) = server.reload(found) {
-            tracing::warn!("keeping the previous skills: {error}");
-            return;
-        }
+        let tools_changed = match server.reload(found) {
+            Ok(tools_changed) => tools_changed,
+            Err(error) => {
+                tracing::warn!("keeping the previous skills: {error}");
+                return;
+            }
+        };
         let peer = peer.clone();
         runtime.spawn(async move {
-            if let Err(error) = peer.notify_resource_list_changed().await {
+            let mut sent = peer.notify_resource_list_changed().await;
+            if tools_changed && sent.is_ok() {
+                sent = peer.notify_tool_list_changed().await;
+            }
+            if let Err(error) = sent {
                 tracing::debug!("cannot notify the client: {error}");
             }
         });

@@ -114,7 +114,7 @@ impl ServerBuilder {
             Some(_) => Some(Reader::new(&self.skills)?),
             None => None,
         };
-        let config = server_config(catalog.map(|catalog| catalog.text), reader.is_some());
+        let config = server_config(catalog.map(|catalog| catalog.text));
         Ok(State {
             listed,
             served,
@@ -174,18 +174,24 @@ impl SkillServer {
     /// # Errors
     ///
     /// As [`ServerBuilder::build`]; the server keeps serving the previous skills then.
-    pub fn reload(&self, found: &Discovered) -> Result<(), Error> {
+    /// Returns whether the read tool appeared or disappeared (clients should be told that the
+    /// tool list changed).
+    pub fn reload(&self, found: &Discovered) -> Result<bool, Error> {
         let mut builder = ServerBuilder::new(found.skills.iter().cloned());
         builder
             .page_size(self.shared.page_size)
             .limits(self.shared.limits);
         let state = Arc::new(builder.state()?);
-        *self
-            .shared
-            .current
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = state;
-        Ok(())
+        let has_tool = state.reader.is_some();
+        let previous = std::mem::replace(
+            &mut *self
+                .shared
+                .current
+                .write()
+                .unwrap_or_else(PoisonError::into_inner),
+            state,
+        );
+        Ok(previous.reader.is_some() != has_tool)
     }
 
     /// The state requests are served from.
@@ -354,24 +360,17 @@ impl Reader {
     }
 }
 
-/// What `initialize` answers: the Skills extension with directory reads, resources (whose list
-/// may change: the server watches the skill roots), the tool
-/// when there is one, and the catalog as instructions.
-fn server_config(instructions: Option<String>, has_reader: bool) -> ServerConfig {
-    let capabilities = if has_reader {
-        ServerCapabilities::builder()
-            .enable_resources()
-            .enable_resources_list_changed()
-            .enable_tools()
-            .enable_skills_with_directory_read()
-            .build()
-    } else {
-        ServerCapabilities::builder()
-            .enable_resources()
-            .enable_resources_list_changed()
-            .enable_skills_with_directory_read()
-            .build()
-    };
+/// What `initialize` answers: the Skills extension with directory reads, resources and tools
+/// (both lists may change: the server watches the skill roots; the tool list is empty while no
+/// skill is model-visible), and the catalog as instructions.
+fn server_config(instructions: Option<String>) -> ServerConfig {
+    let capabilities = ServerCapabilities::builder()
+        .enable_resources()
+        .enable_resources_list_changed()
+        .enable_tools()
+        .enable_tool_list_changed()
+        .enable_skills_with_directory_read()
+        .build();
     let mut config = ServerConfig::new(capabilities)
         .with_server_info(Implementation::new("skillbook", env!("CARGO_PKG_VERSION")));
     config.instructions = instructions;

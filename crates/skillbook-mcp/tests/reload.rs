@@ -19,14 +19,25 @@ use tokio::sync::mpsc;
 
 use common::Tree;
 
-/// A client that forwards every `notifications/resources/list_changed`.
+/// A client that forwards every list-changed notification, by list.
 #[derive(Clone)]
-struct Listener(mpsc::UnboundedSender<()>);
+struct Listener(mpsc::UnboundedSender<&'static str>);
 
 impl ClientHandler for Listener {
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.0.send(());
+        let _ = self.0.send("resources");
     }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.0.send("tools");
+    }
+}
+
+async fn next(notifications: &mut mpsc::UnboundedReceiver<&'static str>) -> &'static str {
+    tokio::time::timeout(Duration::from_secs(20), notifications.recv())
+        .await
+        .expect("a list-changed notification within 20 s")
+        .expect("the session is alive")
 }
 
 #[tokio::test]
@@ -53,13 +64,39 @@ async fn a_skill_added_while_serving_is_listed_and_announced() {
         "docx/SKILL.md",
         "---\nname: docx\ndescription: Word.\n---\n",
     );
-    tokio::time::timeout(Duration::from_secs(20), notifications.recv())
-        .await
-        .expect("notifications/resources/list_changed within 20 s")
-        .expect("the session is alive");
+    assert_eq!(next(&mut notifications).await, "resources");
     assert_eq!(
         names(client.list_all_skills().await.unwrap()),
         ["docx", "pdf"]
     );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_first_model_visible_skill_brings_the_tool_and_says_so() {
+    let tree = Tree::empty();
+    tree.write(
+        "runbook/SKILL.md",
+        "---\nname: runbook\ndescription: M.\ndisable-model-invocation: true\n---\n",
+    );
+    let mut discovery = Discovery::new(tree.workspace());
+    discovery.home(Home::Off);
+    let server = SkillServer::new(&discovery.discover()).unwrap();
+    let (server_side, client_side) = tokio::io::duplex(1 << 20);
+    tokio::spawn(skillbook_mcp::serve_watching(
+        server,
+        discovery,
+        server_side,
+    ));
+    let (sender, mut notifications) = mpsc::unbounded_channel();
+    let client = Listener(sender).serve(client_side).await.unwrap();
+    assert!(client.list_all_tools().await.unwrap().is_empty());
+
+    tree.write("pdf/SKILL.md", "---\nname: pdf\ndescription: PDF.\n---\n");
+    assert_eq!(next(&mut notifications).await, "resources");
+    assert_eq!(next(&mut notifications).await, "tools");
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].name, "read_file");
     client.cancel().await.unwrap();
 }

@@ -66,7 +66,7 @@ async fn initialize_declares_the_extension_and_sends_the_catalog() {
         json!({
             "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}},
             "resources": {"listChanged": true},
-            "tools": {}
+            "tools": {"listChanged": true}
         })
     );
     let catalog = Catalog::new(&found.skills).render().unwrap();
@@ -106,7 +106,6 @@ async fn without_model_visible_skills_there_are_no_instructions_and_no_tool() {
     let client = connect(tree.builder().build().unwrap()).await;
     let info = client.peer_info().unwrap();
     assert_eq!(info.instructions, None);
-    assert!(info.capabilities.tools.is_none());
     assert!(client.list_all_tools().await.unwrap().is_empty());
     let skills = client.list_all_skills().await.unwrap();
     assert_eq!(names(&skills), ["runbook"]);
