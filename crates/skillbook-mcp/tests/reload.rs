@@ -12,7 +12,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::Skill;
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use skillbook::{Discovery, Home};
 use skillbook_mcp::SkillServer;
 use tokio::sync::mpsc;
@@ -40,10 +40,13 @@ async fn next(notifications: &mut mpsc::UnboundedReceiver<&'static str>) -> &'st
         .expect("the session is alive")
 }
 
-#[tokio::test]
-async fn a_skill_added_while_serving_is_listed_and_announced() {
-    let tree = Tree::empty();
-    tree.write("pdf/SKILL.md", "---\nname: pdf\ndescription: PDF.\n---\n");
+/// Serves `tree` with hot reload and connects a listening client.
+async fn serve(
+    tree: &Tree,
+) -> (
+    RunningService<RoleClient, Listener>,
+    mpsc::UnboundedReceiver<&'static str>,
+) {
     let mut discovery = Discovery::new(tree.workspace());
     discovery.home(Home::Off);
     let server = SkillServer::new(&discovery.discover()).unwrap();
@@ -53,8 +56,16 @@ async fn a_skill_added_while_serving_is_listed_and_announced() {
         discovery,
         server_side,
     ));
-    let (sender, mut notifications) = mpsc::unbounded_channel();
+    let (sender, notifications) = mpsc::unbounded_channel();
     let client = Listener(sender).serve(client_side).await.unwrap();
+    (client, notifications)
+}
+
+#[tokio::test]
+async fn a_skill_added_while_serving_is_listed_and_announced() {
+    let tree = Tree::empty();
+    tree.write("pdf/SKILL.md", "---\nname: pdf\ndescription: PDF.\n---\n");
+    let (client, mut notifications) = serve(&tree).await;
     let names = |skills: Vec<Skill>| -> Vec<String> {
         skills.iter().map(|skill| skill.name().to_owned()).collect()
     };
@@ -79,17 +90,7 @@ async fn the_first_model_visible_skill_brings_the_tool_and_says_so() {
         "runbook/SKILL.md",
         "---\nname: runbook\ndescription: M.\ndisable-model-invocation: true\n---\n",
     );
-    let mut discovery = Discovery::new(tree.workspace());
-    discovery.home(Home::Off);
-    let server = SkillServer::new(&discovery.discover()).unwrap();
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    tokio::spawn(skillbook_mcp::serve_watching(
-        server,
-        discovery,
-        server_side,
-    ));
-    let (sender, mut notifications) = mpsc::unbounded_channel();
-    let client = Listener(sender).serve(client_side).await.unwrap();
+    let (client, mut notifications) = serve(&tree).await;
     assert!(client.list_all_tools().await.unwrap().is_empty());
 
     tree.write("pdf/SKILL.md", "---\nname: pdf\ndescription: PDF.\n---\n");

@@ -178,12 +178,7 @@ impl ReadBoundary {
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        let mut boundary = Self {
-            roots: Vec::new(),
-            base: None,
-            restricted: true,
-            ambiguous_relative: false,
-        };
+        let mut boundary = Self::nothing_readable();
         for root in roots {
             boundary.add_root(absolute(root.as_ref())?, Access::ReadOnly)?;
         }
@@ -207,12 +202,7 @@ impl ReadBoundary {
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        let mut boundary = Self {
-            roots: Vec::new(),
-            base: None,
-            restricted: true,
-            ambiguous_relative: false,
-        };
+        let mut boundary = Self::nothing_readable();
         for directory in directories {
             let added = absolute(directory.as_ref())
                 .and_then(|path| boundary.add_root(path, Access::ReadOnly));
@@ -226,6 +216,16 @@ impl ReadBoundary {
             _ => boundary.ambiguous_relative = true,
         }
         boundary
+    }
+
+    /// A restricted boundary with no roots yet.
+    fn nothing_readable() -> Self {
+        Self {
+            roots: Vec::new(),
+            base: None,
+            restricted: true,
+            ambiguous_relative: false,
+        }
     }
 
     /// Whether this is a restricted boundary (skill roots only, no workspace).
