@@ -353,6 +353,36 @@ fn oversized_skill_file_is_reported_and_read_up_to_the_limit() {
 }
 
 #[test]
+fn a_one_gibibyte_skill_file_is_read_only_up_to_the_limit() {
+    let workspace = workspace();
+    let directory = workspace.path().join(".agents/skills/huge");
+    fs::create_dir_all(&directory).unwrap();
+    let file = fs::File::create(directory.join("SKILL.md")).unwrap();
+    // Sparse: 1 GiB of zero bytes that take no room on disk.
+    file.set_len(1 << 30).unwrap();
+    named(&workspace.path().join(".agents/skills"), "fine", "fine");
+    let found = discover(workspace.path());
+    assert_eq!(names(&found), ["fine", "huge"]);
+    let codes = codes(&found);
+    assert!(codes.contains(&"file_too_large"), "{codes:?}");
+}
+
+#[test]
+fn a_binary_skill_file_keeps_its_folder_name_and_is_reported() {
+    let workspace = workspace();
+    let directory = workspace.path().join(".agents/skills/blob");
+    fs::create_dir_all(&directory).unwrap();
+    fs::write(
+        directory.join("SKILL.md"),
+        [0xff_u8, 0xfe, 0, 1, 2, 0x80, b'\n', 0xc3],
+    )
+    .unwrap();
+    let found = discover(workspace.path());
+    assert_eq!(names(&found), ["blob"]);
+    assert!(codes(&found).contains(&"invalid_utf8"));
+}
+
+#[test]
 fn invalid_utf8_is_replaced_and_reported() {
     let workspace = workspace();
     let directory = workspace.path().join(".agents/skills/latin1");
@@ -491,6 +521,17 @@ mod unix {
         assert_eq!(names(&found), ["fine"]);
         assert_eq!(codes(&found), ["not_regular_file"]);
         assert_eq!(found.diagnostics[0].path, fifo);
+    }
+
+    #[test]
+    fn a_socket_named_skill_md_is_refused() {
+        let workspace = workspace();
+        let directory = workspace.path().join(".agents/skills/socket");
+        fs::create_dir_all(&directory).unwrap();
+        let _listener = std::os::unix::net::UnixListener::bind(directory.join("SKILL.md")).unwrap();
+        let found = discover(workspace.path());
+        assert!(found.skills.is_empty());
+        assert_eq!(codes(&found), ["not_regular_file"]);
     }
 
     #[test]
