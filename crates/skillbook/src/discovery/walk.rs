@@ -406,17 +406,10 @@ impl Walker {
 
     /// A symlink in a collection: its target directory under `Follow`, else nothing (reported).
     fn directory_link(&mut self, link: &Path) -> Option<PathBuf> {
+        // A broken link is reported whatever the policy: it may have been meant as a skill folder.
         let metadata = match fs::metadata(link) {
             Ok(metadata) => metadata,
-            Err(error) if is_missing(&error) => {
-                // Whatever the policy: it may have been meant as a skill folder.
-                self.broken_link(link);
-                return None;
-            }
-            Err(error) => {
-                self.unreadable(link, &error);
-                return None;
-            }
+            Err(error) => return self.link_failed(link, &error),
         };
         if !metadata.is_dir() {
             return None;
@@ -433,14 +426,7 @@ impl Walker {
         }
         let target = match fs::canonicalize(link) {
             Ok(target) => target,
-            Err(error) if is_missing(&error) => {
-                self.broken_link(link);
-                return None;
-            }
-            Err(error) => {
-                self.unreadable(link, &error);
-                return None;
-            }
+            Err(error) => return self.link_failed(link, &error),
         };
         let already_seen = fs::metadata(&target)
             .map(|metadata| self.seen_directories.contains(&FileId::of(&metadata)))
@@ -480,6 +466,16 @@ impl Walker {
                  (--symlinks follow)"
             ),
         ));
+    }
+
+    /// Reports a link that could not be resolved: broken, or unreadable.
+    fn link_failed(&mut self, link: &Path, error: &io::Error) -> Option<PathBuf> {
+        if is_missing(error) {
+            self.broken_link(link);
+        } else {
+            self.unreadable(link, error);
+        }
+        None
     }
 
     fn broken_link(&mut self, link: &Path) {
