@@ -1,13 +1,20 @@
 //! Turns command-line arguments into library settings.
 
+use skillbook::runtime::Scope;
 use skillbook::{Discovery, Home, SymlinkPolicy};
 
 use crate::cli::{CommonArgs, Symlinks};
 
 /// The discovery the common options describe.
 pub(crate) fn discovery(common: &CommonArgs) -> Discovery {
-    let mut discovery = Discovery::new(&common.workspace);
-    let home = match (&common.home, common.no_home) {
+    scope(common).discovery()
+}
+
+/// The scope the common options describe: the workspace's namespace roots, home (unless
+/// `--no-home`), the `--extra` directories, and the symlink policy.
+pub(crate) fn scope(common: &CommonArgs) -> Scope {
+    let mut scope = Scope::workspace(&common.workspace);
+    scope.home = match (&common.home, common.no_home) {
         (_, true) => Home::Off,
         // A path typed on the command line means the current directory's, like `--workspace`.
         (Some(home), false) => {
@@ -15,14 +22,11 @@ pub(crate) fn discovery(common: &CommonArgs) -> Discovery {
         }
         (None, false) => Home::FromEnv,
     };
-    discovery
-        .home(home)
-        .extra_roots(&common.extra)
-        .symlinks(symlink_policy(common.symlinks));
+    scope.symlinks = symlink_policy(common.symlinks);
     if !common.namespaces.is_empty() {
-        discovery.namespaces(common.namespaces.iter().cloned());
+        scope.namespaces = common.namespaces.clone();
     }
-    discovery
+    scope.with_directories(&common.extra)
 }
 
 /// The library's symlink policy for `--symlinks`.

@@ -543,7 +543,7 @@ fn demo_runs_all_three_paths_deterministically_without_network() {
         "<selected_skill name=\"incident-runbook\" dir=\"skill://incident-runbook\">",
         "<location>skill://acme-voice/SKILL.md</location>",
         "Avoid: leverage, synergy, utilize.",
-        "--- tool result (error)\n{\"error\":\"not_found\"",
+        "--- tool result (error)\n{\"error\":\"outside_boundary\"",
     ] {
         assert!(first.contains(expected), "missing: {expected}");
     }

@@ -1,14 +1,15 @@
 //! Errors of building and running the server.
 
-use skillbook::BoundaryError;
+use skillbook::runtime::RuntimeError;
 
 /// Why the server could not be built or stopped serving abnormally.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A skill directory exists but could not be opened for the read boundary.
-    #[error("the skill directories could not be opened: {0}")]
-    Boundary(#[from] BoundaryError),
+    /// The scope's skills cannot be served together (a provided skill clashes with another of
+    /// the same name, lies outside the roots, or is too large).
+    #[error("the skills cannot be served: {0}")]
+    Scope(#[from] RuntimeError),
 
     /// The client never completed the MCP handshake (for example, it closed the connection or
     /// sent something other than `initialize` first).

@@ -16,12 +16,12 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use skillbook::{ReadFile, Skill};
+use skillbook::runtime::ScopedSkill;
+use skillbook::uri::{self, SKILL_FILE, SkillUri};
 
 use crate::index::SkillIndex;
 use crate::read;
 use crate::server::{SkillServer, State, not_served};
-use crate::uri::{self, SKILL_FILE, SkillUri};
 
 /// The `_meta` key under which `skills/list` reports the skills of a page it does not serve.
 pub const OMITTED_META_KEY: &str = "skillbook/omitted";
@@ -98,7 +98,7 @@ impl ServerHandler for SkillServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let state = self.state();
-        let tools = state.reader.iter().map(|reader| reader.tool.clone());
+        let tools = state.tool.iter().map(|tool| tool.tool.clone());
         Ok(ListToolsResult::with_all_items(tools.collect()))
     }
 
@@ -127,8 +127,8 @@ impl ServerHandler for SkillServer {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         let state = self.state();
-        let reader = state.reader.as_ref()?;
-        (reader.tool.name == name).then(|| reader.tool.clone())
+        let tool = state.tool.as_ref()?;
+        (tool.tool.name == name).then(|| tool.tool.clone())
     }
 
     async fn call_tool(
@@ -143,18 +143,23 @@ impl ServerHandler for SkillServer {
 }
 
 impl SkillServer {
-    /// Runs `work` on the blocking pool with the shared state.
+    /// Runs `work` on the blocking pool with the shared state, once a permit to touch the disk
+    /// is free (so descriptors and memory stay bounded whatever the client pipelines).
     async fn blocking<T, F>(&self, work: F) -> Result<T, ErrorData>
     where
         T: Send + 'static,
         F: FnOnce(&State) -> Result<T, ErrorData> + Send + 'static,
     {
         let state = self.state();
-        tokio::task::spawn_blocking(move || work(&state))
-            .await
-            .map_err(|error| {
-                ErrorData::internal_error(format!("the request failed: {error}"), None)
-            })?
+        let permit = self.work().acquire_owned().await.map_err(|error| {
+            ErrorData::internal_error(format!("the server is shutting down: {error}"), None)
+        })?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            work(&state)
+        })
+        .await
+        .map_err(|error| ErrorData::internal_error(format!("the request failed: {error}"), None))?
     }
 }
 
@@ -207,7 +212,7 @@ fn list_skills(state: &State, cursor: Option<&str>) -> Result<ListSkillsResult, 
             },
             (None, None) => continue,
         };
-        omitted.push(json!({ "name": listed.skill.name, "reason": reason }));
+        omitted.push(json!({ "name": listed.skill.name(), "reason": reason }));
     }
     let mut result = ListSkillsResult::with_all_items(skills);
     result.next_cursor = next;
@@ -259,8 +264,8 @@ fn list_resources(state: &State, cursor: Option<&str>) -> Result<ListResourcesRe
         };
         let skill = &listed.skill;
         resources.push(
-            Resource::new(uri::skill_file(&skill.name), &skill.name)
-                .with_description(&skill.description)
+            Resource::new(skill.uri(), skill.name().as_str())
+                .with_description(skill.description())
                 .with_mime_type(read::MARKDOWN)
                 .with_size(file.size),
         );
@@ -330,13 +335,13 @@ fn children(name: &str, index: &SkillIndex, parent: &str) -> Vec<Resource> {
 }
 
 fn call_tool(state: &State, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
-    let Some(reader) = state
-        .reader
+    let Some(tool) = state
+        .tool
         .as_ref()
-        .filter(|reader| reader.tool.name == request.name)
+        .filter(|tool| tool.tool.name == request.name)
     else {
-        let offered = match &state.reader {
-            Some(reader) => format!("this server offers only `{}`", reader.tool.name),
+        let offered = match &state.tool {
+            Some(tool) => format!("this server offers only `{}`", tool.tool.name),
             None => "this server offers no tools: no skill is model-visible".to_owned(),
         };
         return Err(ErrorData::invalid_params(
@@ -344,10 +349,8 @@ fn call_tool(state: &State, request: CallToolRequestParams) -> Result<CallToolRe
             None,
         ));
     };
-    let mut tool = ReadFile::new(&reader.boundary);
-    tool.skills(reader.skills.iter().cloned());
     let arguments = Value::Object(request.arguments.unwrap_or_default());
-    Ok(match tool.call(&arguments) {
+    Ok(match tool.reader.call(&arguments) {
         Ok(result) => CallToolResult::structured(result.to_json()),
         Err(error) => CallToolResult::structured_error(error.to_json()),
     })
@@ -356,9 +359,9 @@ fn call_tool(state: &State, request: CallToolRequestParams) -> Result<CallToolRe
 /// A skill as `skills/list` and `skills/get` show it: the front matter as written (with the
 /// resolved name and description), every file with its digest and size, and the manual-only
 /// flag in `_meta`.
-fn skill_entry(skill: &Skill, index: &SkillIndex) -> rmcp::model::Skill {
-    let mut frontmatter = SkillFrontmatter::new(&skill.name, &skill.description);
-    for (key, value) in &skill.front_matter {
+fn skill_entry(skill: &ScopedSkill, index: &SkillIndex) -> rmcp::model::Skill {
+    let mut frontmatter = SkillFrontmatter::new(skill.name().as_str(), skill.description());
+    for (key, value) in skill.front_matter() {
         if key != "name" && key != "description" {
             frontmatter.extra.insert(key.clone(), value.clone());
         }
@@ -368,7 +371,7 @@ fn skill_entry(skill: &Skill, index: &SkillIndex) -> rmcp::model::Skill {
         .iter()
         .map(|file| {
             SkillResource::new(
-                uri::resource(&skill.name, &file.key),
+                uri::resource(skill.name(), &file.key),
                 &file.digest,
                 file.size,
             )
@@ -377,12 +380,7 @@ fn skill_entry(skill: &Skill, index: &SkillIndex) -> rmcp::model::Skill {
     let mut meta = MetaObject::new();
     meta.0.insert(
         MANUAL_ONLY_META_KEY.to_owned(),
-        Value::Bool(skill.disable_model_invocation),
+        Value::Bool(!skill.is_model_visible()),
     );
-    rmcp::model::Skill::new(
-        uri::skill_file(&skill.name),
-        frontmatter,
-        SkillResources::Files(files),
-    )
-    .with_meta(meta)
+    rmcp::model::Skill::new(skill.uri(), frontmatter, SkillResources::Files(files)).with_meta(meta)
 }

@@ -1,40 +1,66 @@
 //! The index of one skill: every file it serves, with size and `sha256:` digest, and every
 //! directory.
 //!
-//! The skill directory is walked through the [`ReadBoundary`], never by plain paths:
+//! The skill is walked through its [`SkillReader`] (the library's one reader), never by plain
+//! paths, whether it lives on disk or in memory:
 //!
-//! 1. Directories are listed beneath the boundary's handle of the skill directory; entries are
-//!    taken as listed, without following links.
-//! 2. A regular file is served. Its bytes are read through the boundary to compute the digest,
-//!    and the size is the number of bytes read, so both always describe the same bytes.
+//! 1. Directories are listed through the reader; entries are taken as listed, without
+//!    following links. `.git` and `node_modules` never appear.
+//! 2. A regular file is served. Its bytes are read through the reader to compute the digest,
+//!    and the size is the number of bytes read, so both always describe the same bytes. A
+//!    digest is kept by file version (device, inode, size, times), so an unchanged file is
+//!    never hashed twice, across reloads too.
 //! 3. A symbolic link is served only when it leads to a regular file inside the same skill
-//!    directory (the boundary opens it beneath the skill's handle). Links that leave the skill,
-//!    broken links, and links to directories (which could loop) are skipped.
+//!    (the reader refuses anything else). Links that leave the skill, broken links, and links
+//!    to directories (which could loop) are skipped.
 //! 4. FIFOs, sockets and devices are skipped without being opened, so nothing blocks.
-//! 5. `.git` and `node_modules` are not served (discovery does not search them either), nor
-//!    anything deeper than [`MAX_DEPTH`], nor names that are not UTF-8.
+//! 5. Nothing deeper than [`MAX_DEPTH`] is served, nor names that are not UTF-8.
 //! 6. Limits: a skill with more than [`ResourceLimits::max_files`] files or more than
 //!    [`ResourceLimits::max_bytes`] bytes is not indexed at all; the error says which limit.
 //!
 //! Everything skipped is returned with the reason, for the server to report.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::{self, Read};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use sha2::{Digest, Sha256};
-use skillbook::ReadBoundary;
 use skillbook::boundary::{BoundaryError, DirectoryEntry, EntryKind};
+use skillbook::reader::FileVersion;
+use skillbook::uri::{self, SKILL_FILE};
+use skillbook::{SkillName, SkillReader};
 
 use crate::ResourceLimits;
-use crate::uri::SKILL_FILE;
 
 /// The deepest directory served below a skill directory (the skill directory is depth 0).
 pub(crate) const MAX_DEPTH: usize = 32;
 
-/// Directories that are never served.
-const IGNORED_DIRECTORIES: [&str; 2] = [".git", "node_modules"];
+/// The most digests remembered; past it the memory starts afresh.
+const MAX_DIGESTS: usize = 1 << 18;
+
+/// Digests by file version, shared by every index of a server.
+#[derive(Debug, Default)]
+pub(crate) struct Digests {
+    known: Mutex<HashMap<FileVersion, (u64, String)>>,
+}
+
+impl Digests {
+    fn get(&self, version: FileVersion) -> Option<(u64, String)> {
+        self.known
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&version)
+            .cloned()
+    }
+
+    fn insert(&self, version: FileVersion, digested: (u64, String)) {
+        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        if known.len() >= MAX_DIGESTS {
+            known.clear();
+        }
+        known.insert(version, digested);
+    }
+}
 
 /// The files and directories of one skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,19 +87,17 @@ pub(crate) struct IndexedFile {
     /// The path below the skill directory, `/`-separated, as it appears in the URI. The skill
     /// file is always `SKILL.md`, also when it is called `skill.md` on disk.
     pub(crate) key: String,
-    /// The absolute path it is opened at, through the boundary.
-    pub(crate) path: PathBuf,
     /// The number of bytes.
     pub(crate) size: u64,
     /// `sha256:` and 64 lowercase hexadecimal digits.
     pub(crate) digest: String,
 }
 
-/// Something below a skill directory that is not served, and why.
+/// Something in a skill that is not served, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Skipped {
-    /// The absolute path.
-    pub(crate) path: PathBuf,
+    /// Its `skill://` URI.
+    pub(crate) uri: String,
     /// Why it is not served.
     pub(crate) reason: String,
 }
@@ -110,17 +134,17 @@ pub(crate) struct Indexed {
     pub(crate) skipped: Vec<Skipped>,
 }
 
-/// Indexes the skill in `directory`, whose skill file is `skill_file`.
+/// Indexes the skill `name` through `reader`.
 pub(crate) fn index(
-    boundary: &ReadBoundary,
-    directory: &Path,
-    skill_file: &Path,
+    reader: &SkillReader,
+    name: &SkillName,
+    digests: &Digests,
     limits: ResourceLimits,
 ) -> Indexed {
     let mut walk = Walk {
-        boundary,
-        directory,
-        skill_file_name: skill_file.file_name().and_then(|name| name.to_str()),
+        reader,
+        name,
+        digests,
         limits,
         files: Vec::new(),
         directories: BTreeSet::new(),
@@ -143,9 +167,9 @@ pub(crate) fn index(
 
 /// The state of one walk.
 struct Walk<'a> {
-    boundary: &'a ReadBoundary,
-    directory: &'a Path,
-    skill_file_name: Option<&'a str>,
+    reader: &'a SkillReader,
+    name: &'a SkillName,
+    digests: &'a Digests,
     limits: ResourceLimits,
     files: Vec<IndexedFile>,
     directories: BTreeSet<String>,
@@ -155,10 +179,12 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn run(&mut self) -> Result<(), IndexError> {
+        // The skill file first: it is the one file every skill must serve, whatever its name.
+        let skill_file = self.add_file(SKILL_FILE.to_owned(), EntryKind::File)?;
+        let skill_file_name = self.reader.skill_file_name(self.name);
         let mut pending = vec![(String::new(), 0_usize)];
         while let Some((key, depth)) = pending.pop() {
-            let path = self.path_of(&key);
-            let entries = match self.boundary.list_directory(&path) {
+            let entries = match self.reader.list_directory(self.name, &key) {
                 Ok(entries) => entries,
                 Err(error) if key.is_empty() => {
                     return Err(IndexError::Unreadable {
@@ -166,23 +192,25 @@ impl Walk<'_> {
                     });
                 }
                 Err(error) => {
-                    self.skip(path, format!("the directory cannot be listed: {error}"));
+                    self.skip(&key, format!("the directory cannot be listed: {error}"));
                     continue;
                 }
             };
             self.directories.insert(key.clone());
             for entry in entries {
+                if key.is_empty() && Some(entry.name.as_os_str()) == skill_file_name {
+                    continue;
+                }
                 if let Some(directory) = self.visit(&key, depth, entry)? {
                     pending.push((directory, depth + 1));
                 }
             }
         }
-        if self.files.iter().any(|file| file.key == SKILL_FILE) {
-            Ok(())
-        } else {
-            Err(IndexError::Unreadable {
+        match skill_file {
+            Some(_) => Ok(()),
+            None => Err(IndexError::Unreadable {
                 message: "its skill file is no longer a readable regular file".to_owned(),
-            })
+            }),
         }
     }
 
@@ -194,8 +222,8 @@ impl Walk<'_> {
         entry: DirectoryEntry,
     ) -> Result<Option<String>, IndexError> {
         let Some(name) = entry.name.to_str() else {
-            let path = self.path_of(parent).join(&entry.name);
-            self.skip(path, "its name is not UTF-8, so it has no URI".to_owned());
+            let shown = format!("{parent}/{}", entry.name.to_string_lossy());
+            self.skip(&shown, "its name is not UTF-8, so it has no URI".to_owned());
             return Ok(None);
         };
         let key = if parent.is_empty() {
@@ -203,49 +231,58 @@ impl Walk<'_> {
         } else {
             format!("{parent}/{name}")
         };
-        let path = self.path_of(&key);
         match entry.kind {
-            EntryKind::Directory if IGNORED_DIRECTORIES.contains(&name) => {
-                self.skip(path, format!("`{name}` directories are not served"));
-            }
             EntryKind::Directory if depth + 1 > MAX_DEPTH => {
                 let reason = format!("it lies deeper than {MAX_DEPTH} directories");
-                self.skip(path, reason);
+                self.skip(&key, reason);
             }
             EntryKind::Directory => return Ok(Some(key)),
             EntryKind::File | EntryKind::Symlink => {
-                let key = if parent.is_empty() && Some(name) == self.skill_file_name {
-                    SKILL_FILE.to_owned()
-                } else {
-                    key
-                };
-                self.add_file(key, path, entry.kind)?;
+                self.add_file(key, entry.kind)?;
             }
-            _ => self.skip(path, "it is a FIFO, socket or device".to_owned()),
+            _ => self.skip(&key, "it is a FIFO, socket or device".to_owned()),
         }
         Ok(None)
     }
 
-    /// Opens a file (or the target of a link) through the boundary and records its digest.
-    fn add_file(&mut self, key: String, path: PathBuf, kind: EntryKind) -> Result<(), IndexError> {
-        let opened = match self.boundary.open(&path) {
+    /// Opens a file (or the target of a link) through the reader and records its digest;
+    /// returns the path it was opened at when it is served.
+    fn add_file(&mut self, key: String, kind: EntryKind) -> Result<Option<String>, IndexError> {
+        let opened = match self.reader.open_in(self.name, &key) {
             Ok(opened) => opened,
             Err(error) => {
-                self.skip(path, refusal(&error, kind));
-                return Ok(());
+                self.skip(&key, refusal(&error, kind));
+                return Ok(None);
             }
         };
+        let path = opened.path().to_owned();
         if self.files.len() >= self.limits.max_files {
             return Err(IndexError::TooManyFiles {
                 limit: self.limits.max_files,
             });
         }
         let budget = self.limits.max_bytes.saturating_sub(self.bytes);
-        let (size, digest) = match digest(opened.into_file(), budget) {
-            Ok(digested) => digested,
-            Err(error) => {
-                self.skip(path, format!("it cannot be read: {error}"));
-                return Ok(());
+        let known = opened
+            .version()
+            .and_then(|version| self.digests.get(version));
+        let (size, digest) = match known {
+            Some(known) => known,
+            None => {
+                let version = opened.version();
+                match digest(opened, budget) {
+                    Ok(digested) => {
+                        if let Some(version) = version
+                            && digested.0 <= budget
+                        {
+                            self.digests.insert(version, digested.clone());
+                        }
+                        digested
+                    }
+                    Err(error) => {
+                        self.skip(&key, format!("it cannot be read: {error}"));
+                        return Ok(None);
+                    }
+                }
             }
         };
         if size > budget {
@@ -254,29 +291,19 @@ impl Walk<'_> {
             });
         }
         self.bytes += size;
-        self.files.push(IndexedFile {
-            key,
-            path,
-            size,
-            digest,
+        self.files.push(IndexedFile { key, size, digest });
+        Ok(Some(path))
+    }
+
+    fn skip(&mut self, key: &str, reason: String) {
+        self.skipped.push(Skipped {
+            uri: uri::resource(self.name, key),
+            reason,
         });
-        Ok(())
-    }
-
-    fn skip(&mut self, path: PathBuf, reason: String) {
-        self.skipped.push(Skipped { path, reason });
-    }
-
-    fn path_of(&self, key: &str) -> PathBuf {
-        if key.is_empty() {
-            self.directory.to_path_buf()
-        } else {
-            self.directory.join(key)
-        }
     }
 }
 
-/// Words why the boundary refused an entry.
+/// Words why the reader refused an entry.
 fn refusal(error: &BoundaryError, kind: EntryKind) -> String {
     match (error, kind) {
         (BoundaryError::OutsideBoundary, EntryKind::Symlink) => {
@@ -331,6 +358,9 @@ pub(crate) fn format_digest(hash: &[u8]) -> String {
 mod tests {
     use super::*;
     use std::fs;
+    use std::path::{Path, PathBuf};
+
+    use skillbook::{Discovery, Home};
 
     const LIMITS: ResourceLimits = ResourceLimits {
         max_files: 512,
@@ -348,9 +378,16 @@ mod tests {
         (temporary, directory)
     }
 
-    fn run(directory: &Path, skill_file: &str, limits: ResourceLimits) -> Indexed {
-        let boundary = ReadBoundary::restricted([directory]).unwrap();
-        index(&boundary, directory, &directory.join(skill_file), limits)
+    /// Indexes the skill in `directory`, discovered as a root of its own.
+    fn run(directory: &Path, _skill_file: &str, limits: ResourceLimits) -> Indexed {
+        let found = Discovery::new(directory)
+            .home(Home::Off)
+            .namespaces(Vec::<String>::new())
+            .extra_root(directory)
+            .discover();
+        let reader = SkillReader::new(&found);
+        let name = reader.names().next().unwrap().clone();
+        index(&reader, &name, &Digests::default(), limits)
     }
 
     fn keys(indexed: &Indexed) -> Vec<&str> {
@@ -392,13 +429,7 @@ mod tests {
         let index = indexed.outcome.as_ref().unwrap();
         let directories: Vec<&str> = index.directories.iter().map(String::as_str).collect();
         assert_eq!(directories, ["", "empty", "refs", "refs/deep"]);
-        assert_eq!(
-            indexed.skipped,
-            [Skipped {
-                path: directory.join(".git"),
-                reason: "`.git` directories are not served".to_owned()
-            }]
-        );
+        assert_eq!(indexed.skipped, [], "`.git` is never listed");
         let guide = index.file("refs/guide.md").unwrap();
         assert_eq!(
             (guide.size, guide.digest.as_str()),
@@ -452,29 +483,26 @@ mod tests {
         );
         let indexed = run(&directory, "SKILL.md", LIMITS);
         assert_eq!(keys(&indexed), ["SKILL.md", "inside.md", "refs/guide.md"]);
-        let reasons: Vec<(PathBuf, &str)> = indexed
+        let reasons: Vec<(&str, &str)> = indexed
             .skipped
             .iter()
-            .map(|skipped| (skipped.path.clone(), skipped.reason.as_str()))
+            .map(|skipped| (skipped.uri.as_str(), skipped.reason.as_str()))
             .collect();
         assert_eq!(
             reasons,
             [
-                (directory.join("broken.md"), "it is a broken symbolic link"),
+                ("skill://pdf/broken.md", "it is a broken symbolic link"),
                 (
-                    directory.join("loop"),
+                    "skill://pdf/loop",
                     "it is a symbolic link to a directory; such links are not followed"
                 ),
                 (
-                    directory.join("outside.md"),
+                    "skill://pdf/outside.md",
                     "it is a symbolic link that leaves the skill directory"
                 ),
+                ("skill://pdf/reference.md", "it is a FIFO, socket or device"),
                 (
-                    directory.join("reference.md"),
-                    "it is a FIFO, socket or device"
-                ),
-                (
-                    directory.join("zero.md"),
+                    "skill://pdf/zero.md",
                     "it is a symbolic link that leaves the skill directory"
                 ),
             ]

@@ -4,11 +4,17 @@
 //! on top of skillbook's discovery and read boundary, so every client gets the same skills with
 //! the same safety rules as the library and the command line.
 //!
+//! The server serves a [`Scope`](skillbook::runtime::Scope) — the same scope the agent runtime
+//! resolves: skills discovered on disk, skills held in memory (a tenant's store, the binary, a
+//! zip archive), or a tenant's directories only — with the runtime's names, `skill://` URIs,
+//! markers and errors, read through the library's one [`SkillReader`](skillbook::SkillReader).
+//!
 //! ```
-//! use skillbook::{Discovery, Home};
+//! use skillbook::runtime::Scope;
+//! use skillbook::sources::ProvidedSkill;
 //! use skillbook_mcp::SkillServer;
 //!
-//! // A workspace with one skill in the cross-client `.agents/skills` folder.
+//! // A workspace with one skill in the cross-client `.agents/skills` folder…
 //! let workspace = tempfile::tempdir()?;
 //! let review = workspace.path().join(".agents/skills/code-review");
 //! std::fs::create_dir_all(&review)?;
@@ -16,22 +22,26 @@
 //!     review.join("SKILL.md"),
 //!     "---\nname: code-review\ndescription: Review a diff.\n---\n# Steps\n",
 //! )?;
+//! // …and one held in memory.
+//! let memo = ProvidedSkill::parse("---\nname: memo\ndescription: Write memos.\n---\nBe brief.\n")?;
 //!
-//! let found = Discovery::new(workspace.path()).home(Home::Off).discover();
-//! let server = SkillServer::new(&found)?;
-//! // The catalog is the server's instructions; the skill is `skill://code-review/SKILL.md`.
-//! assert!(server.instructions().is_some_and(|text| text.contains("<name>code-review</name>")));
+//! let server = SkillServer::new(Scope::workspace(workspace.path()).with_provided([memo]))?;
+//! // The catalog is the server's instructions; the skills are `skill://code-review/SKILL.md`
+//! // and `skill://memo/SKILL.md`.
+//! let instructions = server.instructions().unwrap_or_default();
+//! assert!(instructions.contains("<name>code-review</name>"));
+//! assert!(instructions.contains("<location>skill://memo/SKILL.md</location>"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Serving it on stdin and stdout until the client disconnects, as `skillbook mcp` does:
+//! Serving a scope on stdin and stdout until the client disconnects, keeping it in step with
+//! the disk, as `skillbook mcp` does:
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let found = skillbook::discover_default("/path/to/project");
-//! let server = skillbook_mcp::SkillServer::new(&found)?;
+//! let builder = skillbook_mcp::ServerBuilder::new(skillbook::runtime::Scope::workspace("."));
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-//! runtime.block_on(skillbook_mcp::serve_stdio(server))?;
+//! runtime.block_on(skillbook_mcp::serve_stdio_watching(builder))?;
 //! # Ok(())
 //! # }
 //! ```
@@ -54,17 +64,17 @@
 //!   base64 blob, with a MIME type guessed from the extension.
 //! - **`resources/directory/read`:** the direct children of a skill directory or one of its
 //!   subdirectories (paged); subdirectories have MIME type `inode/directory`.
-//! - **`tools/call` `read_file`:** skillbook's segmented reader over a restricted boundary of the
-//!   model-visible skills' directories; the result (or `{"error", "message"}` with `isError`)
-//!   is the same JSON as `skillbook read`, as text and as structured content.
+//! - **`tools/call` `read_file`:** skillbook's segmented reader over the model-visible skills;
+//!   the result (or `{"error", "message"}` with `isError`) is the same JSON as
+//!   `skillbook read --restricted` and the runtime's reader, as text and as structured content.
 //!
 //! # URIs
 //!
 //! A skill named `pdf` is `skill://pdf/SKILL.md`; the file `refs/guide.md` of its directory is
 //! `skill://pdf/refs/guide.md`; its directories are `skill://pdf` and `skill://pdf/refs`. The skill
 //! file is always served as `SKILL.md`, also when it is `skill.md` on disk. Segments are
-//! percent-encoded except `A–Z a–z 0–9 - . _ ~`. Names are unique because discovery keeps one
-//! skill per name.
+//! percent-encoded except `A–Z a–z 0–9 - . _ ~` ([`skillbook::uri`], the runtime's rule). Names
+//! are unique because a scope keeps one skill per name.
 //!
 //! A request names a file only when its URI equals one of the listed files: `..`, encoded dots or
 //! slashes, NUL bytes, queries and fragments are refused before anything is looked up, and even
@@ -72,9 +82,9 @@
 //!
 //! # What is served, and what is reported
 //!
-//! Each skill directory is walked through the boundary (see the `index` rules: regular files,
-//! and links to regular files that stay in the skill; no links that leave, no FIFOs, sockets or
-//! devices, no `.git` or `node_modules`). Anything skipped is logged on stderr with the reason.
+//! Each skill is walked through the reader (see the `index` rules: regular files, and links to
+//! regular files that stay in the skill; no links that leave, no FIFOs, sockets or devices, no
+//! `.git` or `node_modules`). Anything skipped is logged on stderr with the reason.
 //! A skill whose name is not a valid Agent Skills name, or that holds more than
 //! [`ResourceLimits`] allow (512 files, 16 MiB), is not served: it is logged, and each page of
 //! `skills/list` names the skills it left out under `_meta["skillbook/omitted"]` with the
@@ -88,11 +98,19 @@
 //!
 //! # Freshness
 //!
-//! [`serve_stdio_watching`] (what `skillbook mcp` runs) watches the skill roots: after a change
-//! it discovers again, serves the new skills ([`SkillServer::reload`]) and sends the client
-//! `notifications/resources/list_changed`. A server started with [`serve_stdio`] serves the
-//! skills discovered when it was built. Each skill's files are indexed the
-//! first time a request needs them. `resources/read` always returns the file's current bytes;
+//! [`serve_stdio_watching`] (what `skillbook mcp` runs) discovers once, watching the directories
+//! that discovery visits as it goes: after a change it discovers again, serves the new skills
+//! ([`SkillServer::reload`]) and sends the client `notifications/resources/list_changed`. A
+//! server started with [`serve_stdio`] serves the skills discovered when it was built. Each
+//! skill's files are indexed (and their digests computed) the first time a request needs them,
+//! so the first page of `skills/list` costs one discovery and the digests of that page; a
+//! digest is kept by file version, so an unchanged file is not hashed again after a reload.
+//!
+//! # Bounds
+//!
+//! At most [`DEFAULT_CONCURRENCY`] requests touch the disk at once ([`ServerBuilder::concurrency`]);
+//! the others wait. Each holds a few descriptors and at most one file's bytes, so descriptors
+//! and memory stay bounded however many requests a client pipelines. `resources/read` always returns the file's current bytes;
 //! when they no longer match the indexed digest, the client sees the mismatch and the skill is
 //! indexed again for the next request.
 
@@ -103,17 +121,20 @@ mod handler;
 mod index;
 mod read;
 mod server;
-mod uri;
 
 pub use error::Error;
 pub use handler::{MANUAL_ONLY_META_KEY, OMITTED_META_KEY};
 pub use rmcp::model::SKILLS_EXTENSION_ID;
-pub use server::{DEFAULT_PAGE_SIZE, ResourceLimits, ServerBuilder, SkillServer};
+pub use server::{
+    DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, ResourceLimits, ServerBuilder, SkillServer,
+};
+
+use std::sync::Arc;
 
 use rmcp::ServiceExt;
 use rmcp::service::RoleServer;
 use rmcp::transport::IntoTransport;
-use skillbook::Discovery;
+use skillbook::Discovered;
 use skillbook::watch::SkillWatcher;
 
 /// Serves `server` on the process's stdin and stdout until the client closes the connection.
@@ -132,49 +153,56 @@ pub async fn serve_stdio(server: SkillServer) -> Result<(), Error> {
     Ok(())
 }
 
-/// Serves `server` on stdin and stdout, keeping it in step with the disk: see
+/// Serves the scope of `builder` on stdin and stdout, keeping it in step with the disk: see
 /// [`serve_watching`].
 ///
 /// # Errors
 ///
 /// As [`serve_watching`].
-pub async fn serve_stdio_watching(server: SkillServer, discovery: Discovery) -> Result<(), Error> {
-    serve_watching(server, discovery, rmcp::transport::io::stdio()).await
+pub async fn serve_stdio_watching(builder: ServerBuilder) -> Result<(), Error> {
+    serve_watching(builder, rmcp::transport::io::stdio()).await
 }
 
-/// Serves `server` on `transport` until the client closes the connection, while a
-/// [`SkillWatcher`] watches `discovery`'s roots: after each change the server serves the newly
-/// discovered skills and the client gets `notifications/resources/list_changed`.
+/// Serves the scope of `builder` on `transport` until the client closes the connection, while
+/// a [`SkillWatcher`] watches it: the watcher's own discovery builds the server (start-up walks
+/// the tree once), and after each change the server serves the newly discovered skills and the
+/// client gets `notifications/resources/list_changed` (and `notifications/tools/list_changed`
+/// when the read tool appears or goes).
 ///
 /// Call it inside a Tokio runtime.
 ///
 /// # Errors
 ///
-/// As [`serve_stdio`]. Roots that cannot be watched (for example over the inotify watch limit)
-/// are not an error: the server logs a warning and serves without hot reload.
-pub async fn serve_watching<T, E, A>(
-    server: SkillServer,
-    discovery: Discovery,
-    transport: T,
-) -> Result<(), Error>
+/// As [`serve_stdio`], and [`Error::Scope`] when the scope cannot be served. When the roots
+/// cannot be watched at all the server logs a warning and serves without hot reload.
+pub async fn serve_watching<T, E, A>(builder: ServerBuilder, transport: T) -> Result<(), Error>
 where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    let (sender, mut changes) = tokio::sync::mpsc::unbounded_channel::<Arc<Discovered>>();
+    let watcher = SkillWatcher::start(builder.scope().discovery(), move |found, changes| {
+        tracing::info!(?changes, "skills changed on disk");
+        let _ = sender.send(Arc::clone(found));
+    });
+    let (server, watcher) = match watcher {
+        Ok(watcher) => (builder.build_from(watcher.current())?, Some(watcher)),
+        Err(error) => {
+            tracing::warn!("serving without hot reload: {error}");
+            (builder.build()?, None)
+        }
+    };
     let running = server.clone().serve(transport).await?;
     let peer = running.peer().clone();
-    let runtime = tokio::runtime::Handle::current();
-    let watcher = SkillWatcher::start(discovery, move |found, changes| {
-        tracing::info!(?changes, "skills changed on disk");
-        let tools_changed = match server.reload(found) {
-            Ok(tools_changed) => tools_changed,
-            Err(error) => {
-                tracing::warn!("keeping the previous skills: {error}");
-                return;
-            }
-        };
-        let peer = peer.clone();
-        runtime.spawn(async move {
+    let reloader = tokio::spawn(async move {
+        while let Some(found) = changes.recv().await {
+            let tools_changed = match server.reload(found) {
+                Ok(tools_changed) => tools_changed,
+                Err(error) => {
+                    tracing::warn!("keeping the previous skills: {error}");
+                    continue;
+                }
+            };
             let mut sent = peer.notify_resource_list_changed().await;
             if tools_changed && sent.is_ok() {
                 sent = peer.notify_tool_list_changed().await;
@@ -182,18 +210,11 @@ where
             if let Err(error) = sent {
                 tracing::debug!("cannot notify the client: {error}");
             }
-        });
-    });
-    // Serving goes on without hot reload when the roots cannot be watched (inotify limits).
-    let watcher = match watcher {
-        Ok(watcher) => Some(watcher),
-        Err(error) => {
-            tracing::warn!("serving without hot reload: {error}");
-            None
         }
-    };
+    });
     let reason = running.waiting().await?;
     drop(watcher);
+    reloader.abort();
     tracing::debug!(?reason, "the MCP session ended");
     Ok(())
 }

@@ -8,9 +8,10 @@ use rmcp::ErrorData;
 use rmcp::model::{ReadResourceResult, ResourceContents};
 use sha2::{Digest, Sha256};
 
+use skillbook::uri::{self, SkillUri};
+
 use crate::index::{IndexedFile, format_digest};
 use crate::server::State;
-use crate::uri::{self, SkillUri};
 
 /// The MIME type of Markdown, and so of every `SKILL.md`.
 pub(crate) const MARKDOWN: &str = "text/markdown";
@@ -21,8 +22,8 @@ const OCTET_STREAM: &str = "application/octet-stream";
 /// Reads the resource at `requested`.
 ///
 /// The URI must name a file of a served skill's index; nothing else is opened, whatever the URI
-/// holds. The bytes are read through the boundary, so a file replaced since indexing by a link
-/// that leaves the skill or by a FIFO is refused. UTF-8 content is returned as text, anything
+/// holds. The bytes are read through the skill reader, so a file replaced since indexing by a
+/// link that leaves the skill or by a FIFO is refused. UTF-8 content is returned as text, anything
 /// else as a base64 blob. When the bytes no longer match the indexed digest, or the file can no
 /// longer be read, the skill is indexed again on its next request (and a client that checks the
 /// digest sees the mismatch).
@@ -53,7 +54,7 @@ pub(crate) fn read_resource(
         return Err(not_found());
     };
     let canonical = uri::resource(&target.name, &file.key);
-    let bytes = read_bytes(state, file).map_err(|message| {
+    let bytes = read_bytes(state, &target.name, file).map_err(|message| {
         // The file changed since indexing: index the skill again on its next request.
         state.forget(position);
         ErrorData::internal_error(format!("`{canonical}` could not be read: {message}"), None)
@@ -72,16 +73,16 @@ pub(crate) fn read_resource(
     Ok(ReadResourceResult::new(vec![contents]))
 }
 
-/// Reads the whole file through the boundary, refusing more than a skill may hold.
-fn read_bytes(state: &State, file: &IndexedFile) -> Result<Vec<u8>, String> {
+/// Reads the whole file through the skill reader, refusing more than a skill may hold.
+fn read_bytes(state: &State, name: &str, file: &IndexedFile) -> Result<Vec<u8>, String> {
     let limit = state.limits.max_bytes;
     let opened = state
-        .resources
-        .open(&file.path)
+        .reader
+        .open_in(name, &file.key)
         .map_err(|error| error.to_string())?;
-    let mut bytes = Vec::new();
+    let capacity = usize::try_from(opened.size().min(limit)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
     opened
-        .into_file()
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|error| error.to_string())?;

@@ -1,6 +1,6 @@
 //! The server type, how it is built, and the state its requests share.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use rmcp::ErrorData;
@@ -9,15 +9,21 @@ use rmcp::model::{
     ToolAnnotations,
 };
 use serde_json::Value;
-use skillbook::{Catalog, Discovered, KnownSkill, ReadBoundary, ReadFile, Skill};
+use skillbook::runtime::{ResolvedScope, Scope, ScopedSkill};
+use skillbook::{Catalog, Discovered, SkillReader, read};
+use tokio::sync::Semaphore;
 
 use crate::Error;
-use crate::index::{self, IndexError, Indexed, SkillIndex};
-use crate::uri;
+use crate::index::{self, Digests, IndexError, Indexed, SkillIndex};
 
 /// How many entries one page of `skills/list`, `resources/list` or `resources/directory/read`
 /// holds unless [`ServerBuilder::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
+
+/// How many requests touch the disk at once unless [`ServerBuilder::concurrency`] says
+/// otherwise. Each holds a few descriptors and at most one file's bytes, so this also bounds
+/// descriptors and memory whatever a client pipelines.
+pub const DEFAULT_CONCURRENCY: usize = 4;
 
 /// The most one skill may serve. A skill over a limit is not served and the reason is reported;
 /// its files are never cut to fit.
@@ -47,22 +53,26 @@ impl Default for ResourceLimits {
     }
 }
 
-/// Configures a [`SkillServer`]. Each setter documents its default; [`ServerBuilder::build`] can
-/// be called more than once.
+/// Configures a [`SkillServer`] for a [`Scope`]. Each setter documents its default;
+/// [`ServerBuilder::build`] can be called more than once.
 #[derive(Debug, Clone)]
 pub struct ServerBuilder {
-    skills: Vec<Skill>,
+    scope: Scope,
     page_size: usize,
     limits: ResourceLimits,
+    concurrency: usize,
 }
 
 impl ServerBuilder {
-    /// A server for `skills` (as discovery returns them: names unique).
-    pub fn new(skills: impl IntoIterator<Item = Skill>) -> Self {
+    /// A server for the skills `scope` resolves to: discovered ones, provided ones (memory,
+    /// embedded, zip) and a tenant's directories alike, with the runtime's names and URIs.
+    #[must_use]
+    pub fn new(scope: Scope) -> Self {
         Self {
-            skills: skills.into_iter().collect(),
+            scope,
             page_size: DEFAULT_PAGE_SIZE,
             limits: ResourceLimits::default(),
+            concurrency: DEFAULT_CONCURRENCY,
         }
     }
 
@@ -78,57 +88,54 @@ impl ServerBuilder {
         self
     }
 
-    /// Builds the server: opens a handle to every skill directory and renders the catalog.
+    /// How many requests may read the disk at once; the others wait. Default
+    /// [`DEFAULT_CONCURRENCY`]; `0` counts as 1.
+    pub fn concurrency(&mut self, requests: usize) -> &mut Self {
+        self.concurrency = requests.max(1);
+        self
+    }
+
+    /// The scope served.
+    #[must_use]
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// Discovers the scope once and builds the server.
     ///
     /// # Errors
     ///
-    /// [`Error::Boundary`] when a skill directory exists but cannot be opened.
+    /// [`Error::Scope`] when the scope's provided skills cannot be served (a name taken by a
+    /// different skill, a file outside the roots, too large).
     pub fn build(&self) -> Result<SkillServer, Error> {
-        let state = self.state()?;
+        self.build_from(Arc::new(self.scope.discovery().discover()))
+    }
+
+    /// Builds the server from a discovery of [`Scope::discovery`] made already (for example by
+    /// a watcher), so start-up walks the tree once.
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerBuilder::build`].
+    pub fn build_from(&self, found: Arc<Discovered>) -> Result<SkillServer, Error> {
+        let resolved = self.scope.resolve_found(found)?;
+        for diagnostic in &resolved.diagnostics {
+            tracing::warn!("{diagnostic}");
+        }
+        let digests = Arc::new(Digests::default());
+        let state = State::new(resolved, self.page_size, self.limits, Arc::clone(&digests));
         Ok(SkillServer {
             shared: Arc::new(Shared {
                 current: RwLock::new(Arc::new(state)),
-                page_size: self.page_size,
-                limits: self.limits,
+                builder: self.clone(),
+                digests,
+                work: Arc::new(Semaphore::new(self.concurrency)),
             }),
-        })
-    }
-
-    /// The state serving this builder's skills.
-    fn state(&self) -> Result<State, Error> {
-        let listed = listing(&self.skills);
-        let served: HashMap<String, usize> = listed
-            .iter()
-            .enumerate()
-            .filter(|(_, listed)| listed.unserved.is_none())
-            .map(|(position, listed)| (listed.skill.name.clone(), position))
-            .collect();
-        let resources = ReadBoundary::skills(
-            listed
-                .iter()
-                .filter(|listed| listed.unserved.is_none())
-                .map(|listed| &listed.skill.directory),
-        );
-        let catalog = Catalog::new(&self.skills).render();
-        let reader = match catalog {
-            Some(_) => Some(Reader::new(&self.skills)?),
-            None => None,
-        };
-        let config = server_config(catalog.map(|catalog| catalog.text));
-        Ok(State {
-            listed,
-            served,
-            resources,
-            reader,
-            config,
-            page_size: self.page_size,
-            limits: self.limits,
-            indexes: Mutex::new(HashMap::new()),
         })
     }
 }
 
-/// The MCP server: serves discovered skills through the Skills extension, the catalog as its
+/// The MCP server: serves a scope's skills through the Skills extension, the catalog as its
 /// instructions, and the `read_file` tool. Cheap to clone; clones share their state.
 ///
 /// See the [crate docs](crate) for what each method serves.
@@ -141,24 +148,27 @@ pub struct SkillServer {
 #[derive(Debug)]
 struct Shared {
     current: RwLock<Arc<State>>,
-    page_size: usize,
-    limits: ResourceLimits,
+    builder: ServerBuilder,
+    /// Digests by file version, kept across reloads: an unchanged file is never hashed twice.
+    digests: Arc<Digests>,
+    /// Permits to touch the disk.
+    work: Arc<Semaphore>,
 }
 
 impl SkillServer {
-    /// A builder for the skills `found` by discovery.
+    /// A builder for `scope`.
     #[must_use]
-    pub fn builder(found: &Discovered) -> ServerBuilder {
-        ServerBuilder::new(found.skills.iter().cloned())
+    pub fn builder(scope: Scope) -> ServerBuilder {
+        ServerBuilder::new(scope)
     }
 
-    /// A server with default settings for the skills `found` by discovery.
+    /// A server with default settings for `scope`, discovered now.
     ///
     /// # Errors
     ///
     /// As [`ServerBuilder::build`].
-    pub fn new(found: &Discovered) -> Result<Self, Error> {
-        Self::builder(found).build()
+    pub fn new(scope: Scope) -> Result<Self, Error> {
+        ServerBuilder::new(scope).build()
     }
 
     /// The instructions sent at `initialize`: the catalog, or `None` when no skill is
@@ -168,21 +178,31 @@ impl SkillServer {
         self.state().config.instructions.clone()
     }
 
-    /// Serves `found` from now on (same page size and limits). Requests already running finish
-    /// with the skills they started with.
+    /// The scope served.
+    #[must_use]
+    pub fn scope(&self) -> &Scope {
+        &self.shared.builder.scope
+    }
+
+    /// Serves the skills of a new discovery of the scope from now on. Requests already running
+    /// finish with the skills they started with.
+    ///
+    /// Returns whether the read tool appeared or disappeared (clients should be told that the
+    /// tool list changed).
     ///
     /// # Errors
     ///
     /// As [`ServerBuilder::build`]; the server keeps serving the previous skills then.
-    /// Returns whether the read tool appeared or disappeared (clients should be told that the
-    /// tool list changed).
-    pub fn reload(&self, found: &Discovered) -> Result<bool, Error> {
-        let mut builder = ServerBuilder::new(found.skills.iter().cloned());
-        builder
-            .page_size(self.shared.page_size)
-            .limits(self.shared.limits);
-        let state = Arc::new(builder.state()?);
-        let has_tool = state.reader.is_some();
+    pub fn reload(&self, found: Arc<Discovered>) -> Result<bool, Error> {
+        let builder = &self.shared.builder;
+        let resolved = builder.scope.resolve_found(found)?;
+        let state = Arc::new(State::new(
+            resolved,
+            builder.page_size,
+            builder.limits,
+            Arc::clone(&self.shared.digests),
+        ));
+        let has_tool = state.tool.is_some();
         let previous = std::mem::replace(
             &mut *self
                 .shared
@@ -191,7 +211,7 @@ impl SkillServer {
                 .unwrap_or_else(PoisonError::into_inner),
             state,
         );
-        Ok(previous.reader.is_some() != has_tool)
+        Ok(previous.tool.is_some() != has_tool)
     }
 
     /// The state requests are served from.
@@ -204,30 +224,67 @@ impl SkillServer {
                 .unwrap_or_else(PoisonError::into_inner),
         )
     }
+
+    /// The permits to touch the disk.
+    pub(crate) fn work(&self) -> Arc<Semaphore> {
+        Arc::clone(&self.shared.work)
+    }
 }
 
 /// What every request of a server shares.
 #[derive(Debug)]
 pub(crate) struct State {
-    /// Every skill, sorted by name: the order of the paged lists.
+    /// Every skill of the scope, sorted by name: the order of the paged lists.
     pub(crate) listed: Vec<Listed>,
     /// The position in `listed` of each served skill, by name.
     pub(crate) served: HashMap<String, usize>,
-    /// The directories of the served skills: every resource is read through it.
-    pub(crate) resources: ReadBoundary,
+    /// Reads every skill of the scope; resources come only from served ones.
+    pub(crate) reader: SkillReader,
     /// The read tool, when some skill is model-visible.
-    pub(crate) reader: Option<Reader>,
+    pub(crate) tool: Option<ReadTool>,
     /// What `initialize` answers.
     pub(crate) config: ServerConfig,
     /// Entries per page.
     pub(crate) page_size: usize,
     /// What one skill may serve.
     pub(crate) limits: ResourceLimits,
+    digests: Arc<Digests>,
     /// Each served skill's index, built the first time a request needs it.
     indexes: Mutex<HashMap<usize, Arc<Indexed>>>,
 }
 
 impl State {
+    fn new(
+        resolved: ResolvedScope,
+        page_size: usize,
+        limits: ResourceLimits,
+        digests: Arc<Digests>,
+    ) -> Self {
+        let catalog =
+            Catalog::from_entries(resolved.skills.iter().map(ScopedSkill::entry)).render();
+        let tool = catalog
+            .as_ref()
+            .map(|_| ReadTool::new(resolved.reader.only(|_, visible| visible)));
+        let listed = listing(resolved.skills);
+        let served = listed
+            .iter()
+            .enumerate()
+            .filter(|(_, listed)| listed.unserved.is_none())
+            .map(|(position, listed)| (listed.skill.name().to_string(), position))
+            .collect();
+        State {
+            listed,
+            served,
+            reader: resolved.reader,
+            tool,
+            config: server_config(catalog.map(|catalog| catalog.text)),
+            page_size,
+            limits,
+            digests,
+            indexes: Mutex::new(HashMap::new()),
+        }
+    }
+
     /// The index of the skill at `position`, built now if no request built it before.
     pub(crate) fn index(&self, position: usize) -> Option<Arc<Indexed>> {
         if let Some(indexed) = self.indexes().get(&position) {
@@ -235,9 +292,9 @@ impl State {
         }
         let skill = &self.listed.get(position)?.skill;
         let indexed = Arc::new(index::index(
-            &self.resources,
-            &skill.directory,
-            &skill.path,
+            &self.reader,
+            skill.name(),
+            &self.digests,
             self.limits,
         ));
         report(skill, &indexed);
@@ -253,23 +310,32 @@ impl State {
     fn indexes(&self) -> MutexGuard<'_, HashMap<usize, Arc<Indexed>>> {
         self.indexes.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// The position and index of the served skill `name`: `None` when there is no such skill, an
+    /// error when it has no index.
+    pub(crate) fn served_index(
+        &self,
+        name: &str,
+    ) -> Option<Result<(usize, Arc<SkillIndex>), ErrorData>> {
+        let position = *self.served.get(name)?;
+        let listed = self.listed.get(position)?;
+        let indexed = self.index(position)?;
+        Some(match &indexed.outcome {
+            Ok(index) => Ok((position, Arc::clone(index))),
+            Err(error) => Err(ErrorData::invalid_params(
+                not_served(&listed.skill, error),
+                None,
+            )),
+        })
+    }
 }
 
 /// Every skill, sorted by name, each with the reason it cannot be served, if any; the reasons
 /// are logged.
-fn listing(skills: &[Skill]) -> Vec<Listed> {
-    let mut listed: Vec<Listed> = skills.iter().cloned().map(Listed::new).collect();
-    // A stable sort: of two skills with one name, the first by discovery order is served.
-    listed.sort_by(|left, right| left.skill.name.cmp(&right.skill.name));
-    let mut names = HashSet::new();
-    for entry in &mut listed {
-        if entry.unserved.is_none() && !names.insert(entry.skill.name.clone()) {
-            entry.unserved = Some(format!(
-                "skill `{}` at {} is not served: an earlier skill has the same name",
-                entry.skill.name,
-                entry.skill.path.display()
-            ));
-        }
+fn listing(skills: Vec<ScopedSkill>) -> Vec<Listed> {
+    let mut listed: Vec<Listed> = skills.into_iter().map(Listed::new).collect();
+    listed.sort_by(|left, right| left.skill.name().cmp(right.skill.name()));
+    for entry in &listed {
         if let Some(problem) = &entry.unserved {
             tracing::warn!("{problem}");
         }
@@ -278,64 +344,59 @@ fn listing(skills: &[Skill]) -> Vec<Listed> {
 }
 
 /// Logs what indexing a skill skipped or why it failed.
-fn report(skill: &Skill, indexed: &Indexed) {
+fn report(skill: &ScopedSkill, indexed: &Indexed) {
     for skipped in &indexed.skipped {
         tracing::warn!(
-            skill = %skill.name,
+            skill = %skill.name(),
             "{} is not served: {}",
-            skipped.path.display(),
+            skipped.uri,
             skipped.reason
         );
     }
     if let Err(error) = &indexed.outcome {
-        tracing::warn!("skill `{}` is not served: {error}", skill.name);
+        tracing::warn!("skill `{}` is not served: {error}", skill.name());
     }
 }
 
-/// One discovered skill and, when the Skills extension cannot serve it, why.
+/// One skill of the scope and, when the Skills extension cannot serve it, why.
 #[derive(Debug)]
 pub(crate) struct Listed {
-    pub(crate) skill: Skill,
+    pub(crate) skill: ScopedSkill,
     pub(crate) unserved: Option<String>,
 }
 
 impl Listed {
-    fn new(skill: Skill) -> Self {
-        // The extension requires the name to be a valid Agent Skills name equal to the last
-        // segment of the URI; the model type checks exactly that.
+    fn new(skill: ScopedSkill) -> Self {
+        // The extension requires an Agent Skills name, equal to the last segment of the URI;
+        // the model type checks the same rule once more.
         let probe = rmcp::model::Skill::new(
-            uri::skill_file(&skill.name),
-            SkillFrontmatter::new(&skill.name, &skill.description),
+            skill.uri(),
+            SkillFrontmatter::new(skill.name().as_str(), skill.description()),
             SkillResources::Dynamic,
         );
-        let unserved = probe.validate().err().map(|_| {
-            format!(
-                "skill `{}` is not served as an MCP skill: the Skills extension requires an \
-                 Agent Skills name (1 to 64 lowercase letters or digits, with single hyphens \
-                 between them); rename it in its SKILL.md front matter",
-                skill.name
-            )
-        });
+        let unserved =
+            (!skill.name().is_agent_skills_name() || probe.validate().is_err()).then(|| {
+                format!(
+                    "skill `{}` is not served as an MCP skill: the Skills extension requires an \
+                     Agent Skills name (1 to 64 lowercase letters or digits, with single hyphens \
+                     between them); rename it in its SKILL.md front matter",
+                    skill.name()
+                )
+            });
         Self { skill, unserved }
     }
 }
 
-/// The read tool: a skill reader's boundary over the model-visible skills' directories.
+/// The read tool: the model-visible skills' reader and the tool definition.
 #[derive(Debug)]
-pub(crate) struct Reader {
-    pub(crate) boundary: ReadBoundary,
-    pub(crate) skills: Vec<KnownSkill>,
+pub(crate) struct ReadTool {
+    pub(crate) reader: SkillReader,
     pub(crate) tool: Tool,
 }
 
-impl Reader {
-    fn new(skills: &[Skill]) -> Result<Self, Error> {
-        let visible: Vec<&Skill> = skills
-            .iter()
-            .filter(|skill| skill.is_model_visible())
-            .collect();
-        let boundary = ReadBoundary::skills(visible.iter().map(|skill| &skill.directory));
-        let schema = ReadFile::new(&boundary).schema();
+impl ReadTool {
+    fn new(reader: SkillReader) -> Self {
+        let schema = read::schema(read::DEFAULT_TOOL_NAME);
         let function = &schema["function"];
         let name = function["name"].as_str().unwrap_or_default().to_owned();
         let description = function["description"]
@@ -352,11 +413,7 @@ impl Reader {
                 .destructive(false)
                 .idempotent(true),
         );
-        Ok(Self {
-            boundary,
-            skills: visible.into_iter().map(KnownSkill::from).collect(),
-            tool,
-        })
+        Self { reader, tool }
     }
 }
 
@@ -378,26 +435,6 @@ fn server_config(instructions: Option<String>) -> ServerConfig {
 }
 
 /// Why a skill with a valid name is not served.
-pub(crate) fn not_served(skill: &Skill, error: &IndexError) -> String {
-    format!("skill `{}` is not served: {error}", skill.name)
-}
-
-impl State {
-    /// The position and index of the served skill `name`: `None` when there is no such skill, an
-    /// error when it has no index.
-    pub(crate) fn served_index(
-        &self,
-        name: &str,
-    ) -> Option<Result<(usize, Arc<SkillIndex>), ErrorData>> {
-        let position = *self.served.get(name)?;
-        let listed = self.listed.get(position)?;
-        let indexed = self.index(position)?;
-        Some(match &indexed.outcome {
-            Ok(index) => Ok((position, Arc::clone(index))),
-            Err(error) => Err(ErrorData::invalid_params(
-                not_served(&listed.skill, error),
-                None,
-            )),
-        })
-    }
+pub(crate) fn not_served(skill: &ScopedSkill, error: &IndexError) -> String {
+    format!("skill `{}` is not served: {error}", skill.name())
 }

@@ -186,10 +186,10 @@ async fn a_file_swapped_after_indexing_is_refused_without_blocking() {
     assert_eq!(
         error.message,
         format!(
-            "`{uri}` could not be read: `{}` is a FIFO (named pipe), not a regular file; only \
-             regular files can be read",
-            guide.display()
-        )
+            "`{uri}` could not be read: `{uri}` is a FIFO (named pipe), not a regular file; only \
+             regular files can be read"
+        ),
+        "a file named by URI is named by URI in errors too, never by its server path"
     );
     // The failed read made the server index `pdf` again: the FIFO is no longer listed.
     let again = client.read_resource(ReadResourceRequestParams::new(uri));

@@ -13,8 +13,6 @@ use rmcp::ServiceExt;
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::Skill;
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use skillbook::{Discovery, Home};
-use skillbook_mcp::SkillServer;
 use tokio::sync::mpsc;
 
 use common::Tree;
@@ -47,15 +45,8 @@ async fn serve(
     RunningService<RoleClient, Listener>,
     mpsc::UnboundedReceiver<&'static str>,
 ) {
-    let mut discovery = Discovery::new(tree.workspace());
-    discovery.home(Home::Off);
-    let server = SkillServer::new(&discovery.discover()).unwrap();
     let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    tokio::spawn(skillbook_mcp::serve_watching(
-        server,
-        discovery,
-        server_side,
-    ));
+    tokio::spawn(skillbook_mcp::serve_watching(tree.builder(), server_side));
     let (sender, notifications) = mpsc::unbounded_channel();
     let client = Listener(sender).serve(client_side).await.unwrap();
     (client, notifications)

@@ -9,7 +9,6 @@
 mod common;
 
 use std::fs;
-use std::path::PathBuf;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -20,7 +19,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
-use skillbook::{Catalog, KnownSkill, ReadBoundary, ReadFile};
+use skillbook::{Catalog, SkillReader};
 use skillbook_mcp::{ResourceLimits, ServerBuilder, SkillServer};
 
 use common::{Tree, connect, protocol_error};
@@ -59,7 +58,7 @@ fn bytes_of(contents: &ResourceContents) -> (Vec<u8>, bool, Option<String>) {
 async fn initialize_declares_the_extension_and_sends_the_catalog() {
     let tree = Tree::standard();
     let found = tree.discover();
-    let client = connect(SkillServer::new(&found).unwrap()).await;
+    let client = connect(SkillServer::new(tree.scope()).unwrap()).await;
     let info = client.peer_info().unwrap();
     assert_eq!(
         serde_json::to_value(&info.capabilities).unwrap(),
@@ -78,8 +77,7 @@ async fn initialize_declares_the_extension_and_sends_the_catalog() {
     assert!(catalog.text.contains("<name>pdf</name>"));
 
     let tools = client.list_all_tools().await.unwrap();
-    let nothing = ReadBoundary::restricted(Vec::<PathBuf>::new()).unwrap();
-    let schema = ReadFile::new(&nothing).schema();
+    let schema = skillbook::read::schema("read_file");
     assert_eq!(
         serde_json::to_value(&tools).unwrap(),
         json!([{
@@ -424,14 +422,9 @@ async fn the_default_limits_are_512_files_and_16_mib() {
 async fn the_tool_reads_segments_like_the_library_reader() {
     let (tree, client) = standard().await;
     let found = tree.discover();
-    let visible: Vec<&skillbook::Skill> = found
-        .skills
-        .iter()
-        .filter(|skill| skill.is_model_visible())
-        .collect();
-    let boundary = ReadBoundary::restricted(visible.iter().map(|skill| &skill.directory)).unwrap();
-    let mut reader = ReadFile::new(&boundary);
-    reader.skills(visible.iter().map(|skill| KnownSkill::from(*skill)));
+    // The library's skill reader over the model-visible skills: what the runtime and
+    // `skillbook read --restricted` use.
+    let reader = SkillReader::new(&found).only(|_, model_visible| model_visible);
     let guide = tree.root().join("pdf/refs/guide.md");
     let skill_file = tree.root().join("pdf/SKILL.md");
     let manual = tree.root().join("runbook/SKILL.md");
@@ -523,16 +516,12 @@ async fn of_two_skills_with_one_name_the_first_is_served() {
     let first = Tree::empty();
     first.write("pdf/SKILL.md", "---\nname: pdf\ndescription: First.\n---\n");
     let second = Tree::empty();
-    let shadowed = second.write(
+    second.write(
         "pdf/SKILL.md",
         "---\nname: pdf\ndescription: Second.\n---\n",
     );
-    let skills = first
-        .discover()
-        .skills
-        .into_iter()
-        .chain(second.discover().skills);
-    let client = connect(ServerBuilder::new(skills).build().unwrap()).await;
+    let scope = skillbook::runtime::Scope::tenant(first.workspace(), [first.root(), second.root()]);
+    let client = connect(ServerBuilder::new(scope).build().unwrap()).await;
     let page = client.list_skills(None).await.unwrap();
     let descriptions: Vec<&str> = page
         .skills
@@ -541,13 +530,7 @@ async fn of_two_skills_with_one_name_the_first_is_served() {
         .collect();
     assert_eq!(descriptions, ["First."]);
     assert_eq!(
-        serde_json::to_value(page.meta.unwrap()).unwrap(),
-        json!({"skillbook/omitted": [{
-            "name": "pdf",
-            "reason": format!(
-                "skill `pdf` at {} is not served: an earlier skill has the same name",
-                shadowed.display()
-            )
-        }]})
+        page.meta, None,
+        "discovery reports the shadowed one, not the server"
     );
 }

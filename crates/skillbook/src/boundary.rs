@@ -22,6 +22,7 @@
 
 mod error;
 mod listing;
+pub(crate) mod open;
 
 use std::fs;
 use std::io;
@@ -30,13 +31,15 @@ use std::path::{Path, PathBuf};
 use cap_fs_ext::{
     FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt, OpenOptionsSyncExt,
 };
-use cap_std::ambient_authority;
 use cap_std::fs::{Dir, FileType, OpenOptions};
 
 use crate::paths;
 
 pub use error::BoundaryError;
 pub use listing::{DirectoryEntry, EntryKind};
+pub use open::NEVER_SERVED;
+
+use open::{is_absent, is_escape};
 
 /// The set of directories a read may reach, with a handle opened beneath each.
 ///
@@ -70,8 +73,6 @@ pub struct ReadBoundary {
     roots: Vec<Root>,
     base: Option<PathBuf>,
     restricted: bool,
-    /// Relative paths are refused instead of resolving against a base (several skill folders).
-    ambiguous_relative: bool,
 }
 
 /// One readable directory and its handle.
@@ -150,7 +151,6 @@ impl ReadBoundary {
             roots: Vec::new(),
             base: Some(workspace.clone()),
             restricted: false,
-            ambiguous_relative: false,
         };
         boundary.add_root(workspace.clone(), Access::ReadWrite)?;
         for root in roots {
@@ -158,6 +158,46 @@ impl ReadBoundary {
                 paths::absolute_against(&workspace, root.as_ref()),
                 Access::ReadOnly,
             )?;
+        }
+        Ok(boundary)
+    }
+
+    /// A normal boundary over what discovery found: the workspace, and every read root of
+    /// `found` reached again as discovery reached it (from the directory the user named, one
+    /// component at a time, without following a link) and checked to be the directory
+    /// discovery searched. A root that is no longer there, or is another directory now, is left
+    /// out (and logged): paths inside it are outside the boundary.
+    ///
+    /// # Errors
+    ///
+    /// [`BoundaryError::Root`] when the current directory is needed and unknown, or when the
+    /// workspace exists but cannot be opened.
+    pub fn discovered(
+        workspace: impl AsRef<Path>,
+        found: &crate::Discovered,
+    ) -> Result<Self, BoundaryError> {
+        let workspace = absolute(workspace.as_ref())?;
+        let mut boundary = Self {
+            roots: Vec::new(),
+            base: Some(workspace.clone()),
+            restricted: false,
+        };
+        boundary.add_root(workspace, Access::ReadWrite)?;
+        for record in &found.roots {
+            if boundary.roots.iter().any(|root| root.path == record.path) {
+                continue;
+            }
+            match open::open_verified(&record.anchor, record.id) {
+                Ok(directory) => boundary.roots.push(Root {
+                    path: record.path.clone(),
+                    directory,
+                    access: Access::ReadOnly,
+                }),
+                Err(failure) => tracing::warn!(
+                    root = %record.path.display(),
+                    "a skill root is left out of the read boundary: {failure:?}"
+                ),
+            }
         }
         Ok(boundary)
     }
@@ -186,45 +226,12 @@ impl ReadBoundary {
         Ok(boundary)
     }
 
-    /// The boundary of a skill reader: restricted to the given skill directories, as
-    /// [`ReadBoundary::restricted`], with two differences that suit a model reading many skills:
-    ///
-    /// - with more than one directory, a relative path is refused
-    ///   ([`BoundaryError::RelativePath`]) rather than read from the first directory, because it
-    ///   could mean a file of any skill; with exactly one it resolves against that directory;
-    /// - a directory that cannot be opened (for lack of permission, say) is skipped and logged,
-    ///   so one bad folder does not take every other skill down with it.
-    ///
-    /// Directories should be absolute (relative ones are made absolute against the process's
-    /// current directory, or skipped when that is unknown).
-    pub fn skills<I, P>(directories: I) -> Self
-    where
-        I: IntoIterator<Item = P>,
-        P: AsRef<Path>,
-    {
-        let mut boundary = Self::nothing_readable();
-        for directory in directories {
-            let added = absolute(directory.as_ref())
-                .and_then(|path| boundary.add_root(path, Access::ReadOnly));
-            if let Err(error) = added {
-                tracing::warn!("a skill directory is not readable by the reader: {error}");
-            }
-        }
-        match boundary.roots.len() {
-            1 => boundary.base = Some(boundary.roots[0].path.clone()),
-            0 => {}
-            _ => boundary.ambiguous_relative = true,
-        }
-        boundary
-    }
-
     /// A restricted boundary with no roots yet.
     fn nothing_readable() -> Self {
         Self {
             roots: Vec::new(),
             base: None,
             restricted: true,
-            ambiguous_relative: false,
         }
     }
 
@@ -307,11 +314,6 @@ impl ReadBoundary {
         let absolute = match (&self.base, path.is_absolute()) {
             (_, true) => paths::absolute_against(Path::new("/"), path),
             (Some(base), false) => paths::absolute_against(base, path),
-            (None, false) if self.ambiguous_relative => {
-                return Err(BoundaryError::RelativePath {
-                    path: path.to_path_buf(),
-                });
-            }
             (None, false) => return Err(BoundaryError::OutsideBoundary),
         };
         let (root, relative) = self
@@ -334,7 +336,7 @@ impl ReadBoundary {
         if self.roots.iter().any(|root| root.path == path) {
             return Ok(());
         }
-        match Dir::open_ambient_dir(&path, ambient_authority()) {
+        match open::open_ambient_dir(&path) {
             Ok(directory) => {
                 self.roots.push(Root {
                     path,
@@ -418,7 +420,7 @@ fn open_failure(root: &Root, target: &Path, path: PathBuf, error: io::Error) -> 
 }
 
 /// Refuses anything but a regular file.
-fn check_regular(file_type: FileType, path: PathBuf) -> Result<(), BoundaryError> {
+pub(crate) fn check_regular(file_type: FileType, path: PathBuf) -> Result<(), BoundaryError> {
     if file_type.is_file() {
         Ok(())
     } else if file_type.is_dir() {
@@ -452,22 +454,6 @@ fn special_kind(file_type: FileType) -> &'static str {
 #[cfg(not(unix))]
 fn special_kind(_file_type: FileType) -> &'static str {
     "special file"
-}
-
-/// Whether cap-std refused an open because it would leave the root.
-///
-/// cap-std reports every escape (including `openat2`'s `EXDEV`) as a `PermissionDenied` error
-/// that carries no operating-system code; a real `EACCES` carries one.
-fn is_escape(error: &io::Error) -> bool {
-    error.kind() == io::ErrorKind::PermissionDenied && error.raw_os_error().is_none()
-}
-
-/// Whether opening a root failed because there is no directory there.
-fn is_absent(error: &io::Error) -> bool {
-    matches!(
-        error.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-    )
 }
 
 /// Makes a root absolute (against the current directory when relative) and normalises it.

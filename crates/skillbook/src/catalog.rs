@@ -198,7 +198,7 @@ impl<'a> From<&'a Skill> for CatalogEntry<'a> {
 impl<'a> From<&'a ProvidedSkill> for CatalogEntry<'a> {
     fn from(skill: &'a ProvidedSkill) -> Self {
         CatalogEntry::new(
-            skill.name(),
+            skill.name().as_str(),
             skill.description(),
             skill.uri(),
             !skill.disable_model_invocation(),

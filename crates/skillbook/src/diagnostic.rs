@@ -120,6 +120,9 @@ pub enum DiagnosticCode {
     UnknownField,
     /// A path given to the validator holds no skill.
     NoSkillFound,
+    /// A name (from the front matter or the first heading) cannot name a skill: it holds a `/`
+    /// or a control character. The skill takes the next name in line instead.
+    UnusableName,
 }
 
 impl DiagnosticCode {
@@ -163,6 +166,7 @@ impl DiagnosticCode {
             DiagnosticCode::NonStringValue => "non_string_value",
             DiagnosticCode::UnknownField => "unknown_field",
             DiagnosticCode::NoSkillFound => "no_skill_found",
+            DiagnosticCode::UnusableName => "unusable_name",
         }
     }
 }

@@ -30,14 +30,18 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::boundary::open::{Anchor, FileId};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
+use crate::format::name_key;
 use crate::paths;
-use crate::skill::{Skill, Source, name_key};
+use crate::skill::{Skill, Source};
 
 pub(crate) mod cache;
 mod parse;
 pub(crate) mod skill_file;
 mod walk;
+
+pub(crate) use walk::Observer;
 
 pub use cache::DiscoveryCache;
 
@@ -123,6 +127,21 @@ pub struct Root {
     pub path: PathBuf,
     /// Where it comes from.
     pub kind: RootKind,
+    /// How it is opened: from the directory the user named, one component at a time.
+    pub(crate) anchor: Anchor,
+}
+
+/// A read root as discovery opened it: how to reach it again, and what it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RootRecord {
+    /// The absolute path (a followed link's target, when it was reached through one).
+    pub(crate) path: PathBuf,
+    /// How to open it again without following a link the user did not ask to follow.
+    pub(crate) anchor: Anchor,
+    /// The directory discovery searched; a reader refuses any other one at this place.
+    pub(crate) id: FileId,
+    /// Reached through a link the user chose to follow: opened on demand, never held.
+    pub(crate) followed: bool,
 }
 
 /// The outcome of discovery: all skills found and all problems met.
@@ -135,13 +154,15 @@ pub struct Discovered {
     pub read_roots: Vec<PathBuf>,
     /// Problems, in the order they were met.
     pub diagnostics: Vec<Diagnostic>,
+    /// How each read root was opened, in the order of `read_roots`; skills refer to it.
+    pub(crate) roots: Vec<RootRecord>,
 }
 
 impl Discovered {
     /// The skill with this name (compared trimmed and lower-cased).
     pub fn get(&self, name: &str) -> Option<&Skill> {
         let key = name_key(name);
-        self.skills.iter().find(|skill| skill.key() == key)
+        self.skills.iter().find(|skill| skill.name.key() == key)
     }
 
     /// Whether any diagnostic is an error.
@@ -259,28 +280,35 @@ impl Discovery {
     /// touching the disk.
     pub fn roots(&self) -> Vec<Root> {
         let mut roots: Vec<Root> = Vec::new();
-        let mut add = |path: PathBuf, kind: RootKind| {
+        let mut add = |path: PathBuf, kind: RootKind, anchor: Anchor| {
             if !roots.iter().any(|root| root.path == path) {
-                roots.push(Root { path, kind });
+                roots.push(Root { path, kind, anchor });
             }
         };
+        // Namespace roots are reached from the workspace (or home) one component at a time.
+        let beneath = |base: &Path, namespace: &str| {
+            let relative = Path::new(namespace).join("skills");
+            let path = paths::normalize(&base.join(&relative));
+            let anchor = match path.strip_prefix(base) {
+                Ok(inside) if !inside.as_os_str().is_empty() => Anchor::beneath(base, inside),
+                _ => Anchor::of_path(&path),
+            };
+            (path, anchor)
+        };
         for namespace in &self.namespaces {
-            let root = self.workspace.join(namespace).join("skills");
-            add(paths::normalize(&root), RootKind::Workspace);
+            let (path, anchor) = beneath(&self.workspace, namespace);
+            add(path, RootKind::Workspace, anchor);
         }
         if let Some(home) = self.home_dir() {
             for namespace in &self.namespaces {
-                add(
-                    paths::normalize(&home.join(namespace).join("skills")),
-                    RootKind::Home,
-                );
+                let (path, anchor) = beneath(&home, namespace);
+                add(path, RootKind::Home, anchor);
             }
         }
         for extra in &self.extra_roots {
-            add(
-                paths::absolute_against(&self.workspace, extra),
-                RootKind::Extra,
-            );
+            let path = paths::absolute_against(&self.workspace, extra);
+            let anchor = Anchor::of_path(&path);
+            add(path, RootKind::Extra, anchor);
         }
         roots
     }
@@ -305,27 +333,33 @@ impl Discovery {
     /// Runs discovery, also recording the state of every path the result depends on when
     /// `record` is set (for [`DiscoveryCache`]).
     fn run(&self, record: bool) -> (Discovered, Vec<cache::Stamp>) {
-        self.run_with(record, parse::workers())
+        self.run_with(record, parse::workers(), None)
     }
 
-    /// [`Discovery::run`] with `workers` parse threads (0: parse on the walking thread).
-    fn run_with(&self, record: bool, workers: usize) -> (Discovered, Vec<cache::Stamp>) {
+    /// [`Discovery::run`] with `workers` parse threads (0: parse on the walking thread), telling
+    /// `observer` about every directory searched.
+    pub(crate) fn run_with(
+        &self,
+        record: bool,
+        workers: usize,
+        observer: Option<Observer<'_>>,
+    ) -> (Discovered, Vec<cache::Stamp>) {
         let (walker, parsed) = parse::with_workers(workers, |jobs| {
-            let mut walker = walk::Walker::new(self.symlinks, self.limits, record, jobs);
+            let mut walker = walk::Walker::new(self.symlinks, self.limits, record, jobs, observer);
             for root in self.roots() {
                 let source = if root.path.starts_with(&self.workspace) {
                     Source::Workspace
                 } else {
                     Source::Global
                 };
-                walker.walk_root(&root.path, source);
+                walker.walk_root(&root, source);
             }
             walker.stop_sending();
             walker
         });
         let walk::Walked {
             skills,
-            read_roots,
+            roots,
             mut diagnostics,
             stamps,
         } = walker.finish(parsed);
@@ -337,8 +371,9 @@ impl Discovery {
         );
         let found = Discovered {
             skills,
-            read_roots,
+            read_roots: roots.iter().map(|root| root.path.clone()).collect(),
             diagnostics,
+            roots,
         };
         (found, stamps)
     }
@@ -351,7 +386,7 @@ impl Discovery {
         let mut first_by_key: HashMap<String, PathBuf> = HashMap::new();
         let mut skills = Vec::with_capacity(candidates.len());
         for skill in candidates {
-            let key = skill.key();
+            let key = skill.name.key();
             if let Some(winner) = first_by_key.get(&key) {
                 diagnostics.push(self.duplicate_diagnostic(&skill, winner));
                 continue;

@@ -49,12 +49,16 @@ pub mod boundary;
 pub mod catalog;
 pub mod diagnostic;
 pub mod discovery;
+pub mod error;
+pub mod format;
 pub mod frontmatter;
 mod paths;
 pub mod read;
+pub mod reader;
 pub mod runtime;
 mod skill;
 pub mod sources;
+pub mod uri;
 pub mod validate;
 #[cfg(feature = "watch")]
 pub mod watch;
@@ -66,5 +70,8 @@ pub use discovery::{
     Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Home, Limits, Root, RootKind,
     SymlinkPolicy, discover_default,
 };
+pub use error::ErrorCode;
+pub use format::SkillName;
 pub use read::{KnownSkill, ReadError, ReadFile, ReadRequest, ReadResult};
+pub use reader::SkillReader;
 pub use skill::{DEFAULT_DESCRIPTION, Skill, Source};

@@ -104,7 +104,7 @@ impl KnownSkill {
 
 impl From<&crate::Skill> for KnownSkill {
     fn from(skill: &crate::Skill) -> Self {
-        KnownSkill::new(&skill.name, &skill.path, &skill.directory)
+        KnownSkill::new(skill.name.as_str(), &skill.path, &skill.directory)
     }
 }
 
@@ -277,44 +277,7 @@ impl<'boundary> ReadFile<'boundary> {
     /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
     #[must_use]
     pub fn schema(&self) -> Value {
-        json!({
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": DESCRIPTION.trim_end(),
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "path": {
-                            "type": "string",
-                            "description": "The file to read: absolute, or relative to the \
-                                workspace (to the first skill directory when only skills are \
-                                readable)."
-                        },
-                        "startLine": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "description": "The first line to return, 1-based (default 1)."
-                        },
-                        "endLine": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "description": "The last line to return, inclusive (default: as \
-                                far as maxChars allows)."
-                        },
-                        "maxChars": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "description": format!(
-                                "The most characters to return (default {DEFAULT_MAX_CHARS})."
-                            )
-                        }
-                    },
-                    "required": ["path"],
-                    "additionalProperties": false
-                }
-            }
-        })
+        schema(&self.name)
     }
 
     /// Runs one call with the model's arguments.
@@ -350,12 +313,16 @@ impl<'boundary> ReadFile<'boundary> {
         let file = opened
             .into_file()
             .take(self.max_file_bytes.unwrap_or(u64::MAX));
+        let known = self.known_skill(&path);
+        let directory = known.map(|skill| skill.directory.display().to_string());
         segment(
             file,
-            &path,
+            &path.display().to_string(),
             request,
             self.look_ahead_bytes,
-            self.known_skill(&path),
+            known
+                .map(|skill| skill.name.as_str())
+                .zip(directory.as_deref()),
         )
     }
 
@@ -377,14 +344,57 @@ impl<'boundary> ReadFile<'boundary> {
     }
 }
 
+/// The read tool's definition in the OpenAI function-tool shape, offered under `name`.
+#[must_use]
+pub fn schema(name: &str) -> Value {
+    json!({
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": DESCRIPTION.trim_end(),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "The file to read: absolute, or relative to the \
+                            workspace (to the first skill directory when only skills are \
+                            readable)."
+                    },
+                    "startLine": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "The first line to return, 1-based (default 1)."
+                    },
+                    "endLine": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "The last line to return, inclusive (default: as \
+                            far as maxChars allows)."
+                    },
+                    "maxChars": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": format!(
+                            "The most characters to return (default {DEFAULT_MAX_CHARS})."
+                        )
+                    }
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }
+        }
+    })
+}
+
 /// Cuts one segment out of `reader` as [`ReadFile::read`] does, for files on disk and for skills
-/// held in memory alike. `skill` adds the compaction marker.
+/// held in memory alike. `skill` (a name and a directory) adds the compaction marker.
 pub(crate) fn segment<R: Read>(
     reader: R,
-    path: &Path,
+    path: &str,
     request: &ReadRequest,
     look_ahead_bytes: u64,
-    skill: Option<&KnownSkill>,
+    skill: Option<(&str, &str)>,
 ) -> Result<ReadResult, ReadError> {
     let window = lines::Window {
         start_line: request.start_line,
@@ -397,11 +407,11 @@ pub(crate) fn segment<R: Read>(
     };
     let segment = lines::text_reader(reader)
         .and_then(|reader| lines::read_segment(reader, &window))
-        .map_err(|error| segment_error(error, path, request.start_line))?;
+        .map_err(|error| segment_error(error, Path::new(path), request.start_line))?;
     Ok(ReadResult {
-        path: path.display().to_string(),
+        path: path.to_owned(),
         content: match skill {
-            Some(skill) => wrap_instructions(skill, &segment.content),
+            Some((name, directory)) => skill_instructions(name, directory, &segment.content),
             None => segment.content,
         },
         start_line: segment.start_line,
@@ -409,7 +419,7 @@ pub(crate) fn segment<R: Read>(
         truncated: segment.truncated,
         total_lines: segment.total_lines,
         next_start_line: segment.next_start_line,
-        skill: skill.map(|skill| skill.name.clone()),
+        skill: skill.map(|(name, _)| name.to_owned()),
     })
 }
 
@@ -436,11 +446,13 @@ fn segment_error(error: lines::SegmentError, path: &Path, start_line: u64) -> Re
     }
 }
 
-/// Wraps a skill's instructions in the compaction marker.
-fn wrap_instructions(skill: &KnownSkill, content: &str) -> String {
+/// Wraps a skill's instructions in the compaction marker: the one renderer of
+/// `<skill_instructions name="…" dir="…">…</skill_instructions>`, for the read tool and the
+/// `activate_skill` fallback alike.
+pub(crate) fn skill_instructions(name: &str, directory: &str, content: &str) -> String {
     format!(
         "<skill_instructions name=\"{}\" dir=\"{}\">\n{content}\n</skill_instructions>",
-        escape_xml(&skill.name),
-        escape_xml(&skill.directory.display().to_string()),
+        escape_xml(name),
+        escape_xml(directory),
     )
 }

@@ -51,6 +51,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -58,7 +59,7 @@ use serde_json::Value;
 use crate::catalog::{Catalog, RenderedCatalog, append_to_prompt};
 use crate::diagnostic::Diagnostic;
 use crate::discovery::DiscoveryCache;
-use crate::skill::name_key;
+use crate::error::{ErrorCode, error_json};
 
 mod error;
 mod executor;
@@ -73,9 +74,9 @@ pub use executor::{
 };
 pub use messages::{ContextItem, ToolCall, ToolResult};
 pub use resolver::{Resolver, Scope};
+pub use scope::{DiskSkill, ResolvedScope, ScopedSkill};
 
-use executor::SkillReader;
-use scope::ScopedSkill;
+use executor::Executor;
 
 /// Size limits for host-selected skills (path 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,7 +231,7 @@ impl SkillRuntime {
     /// provided skills.
     pub fn prepare(&self, request: RunRequest) -> Result<PreparedRun, RuntimeError> {
         let scope = self.resolver.resolve(&request);
-        let resolved = scope::resolve(&scope, &self.cache)?;
+        let resolved = scope.resolve(&self.cache)?;
         let host_names: Vec<&str> = request.host_tools.iter().filter_map(tool_name).collect();
         let (selected, item) =
             selected::select(&resolved, &request.selected_skills, self.selected_limits)?;
@@ -239,15 +240,8 @@ impl SkillRuntime {
             .iter()
             .filter(|skill| skill.is_model_visible())
             .collect();
-        let mut exposed = visible.clone();
-        for skill in selected {
-            if !exposed
-                .iter()
-                .any(|known| known.key() == name_key(skill.name()))
-            {
-                exposed.push(skill);
-            }
-        }
+        let mut exposed: HashSet<String> = visible.iter().map(|skill| skill.key()).collect();
+        exposed.extend(selected.iter().map(|skill| skill.key()));
         // Nothing exposed: the host's prompt and tools come back untouched, whatever they hold.
         if exposed.is_empty() {
             return Ok(PreparedRun {
@@ -255,8 +249,8 @@ impl SkillRuntime {
                 tools: request.host_tools,
                 items: item.into_iter().collect(),
                 catalog: None,
-                diagnostics: resolved.diagnostics.clone(),
-                reader: None,
+                diagnostics: resolved.diagnostics,
+                executor: None,
             });
         }
         let reader_name = reader_name(&host_names)?;
@@ -266,21 +260,25 @@ impl SkillRuntime {
             });
         }
         let catalog = self.catalog(&visible, &reader_name);
-        let reader = SkillReader::new(
-            reader_name,
-            &exposed,
-            self.activate_tool,
-            self.policy.clone(),
-        );
+        let activate = self.activate_tool.then(|| {
+            visible
+                .iter()
+                .map(|skill| (skill.name().clone(), skill.directory()))
+                .collect::<BTreeMap<_, _>>()
+        });
+        let reader = resolved
+            .reader
+            .only(|name, _| exposed.contains(&name.key()));
+        let executor = Executor::new(reader_name, reader, activate, self.policy.clone());
         let mut tools = request.host_tools;
-        tools.extend(reader.schemas());
+        tools.extend(executor.schemas());
         Ok(PreparedRun {
             system_prompt: append_to_prompt(&request.system_prompt, catalog.as_ref()),
             tools,
             items: item.into_iter().collect(),
             catalog,
-            diagnostics: resolved.diagnostics.clone(),
-            reader: Some(reader),
+            diagnostics: resolved.diagnostics,
+            executor: Some(executor),
         })
     }
 
@@ -332,33 +330,36 @@ pub struct PreparedRun {
     pub catalog: Option<RenderedCatalog>,
     /// Problems met while discovering this run's skills.
     pub diagnostics: Vec<Diagnostic>,
-    reader: Option<SkillReader>,
+    executor: Option<Executor>,
 }
 
 impl PreparedRun {
     /// The reader's name in this run (`read_file` or `read_skill_file`), if one is offered.
     pub fn reader_name(&self) -> Option<&str> {
-        self.reader.as_ref().map(SkillReader::name)
+        self.executor.as_ref().map(Executor::name)
     }
 
     /// Whether a tool call is the run's to execute (the reader or the fallback tool); other
     /// calls belong to the host.
     pub fn handles(&self, tool_name: &str) -> bool {
-        self.reader
+        self.executor
             .as_ref()
-            .is_some_and(|reader| reader.handles(tool_name))
+            .is_some_and(|executor| executor.handles(tool_name))
     }
 
     /// Executes a reader call. A call to any other tool gets an `unsupported_tool` error result.
     pub fn execute(&self, call: &ToolCall) -> ToolResult {
-        match &self.reader {
-            Some(reader) => reader.execute(call),
+        match &self.executor {
+            Some(executor) => executor.execute(call),
             None => ToolResult {
                 tool_call_id: call.id.clone(),
-                content: serde_json::json!({
-                    "error": "unsupported_tool",
-                    "message": format!("unsupported tool `{}`: this run offers no skill reader", call.name),
-                })
+                content: error_json(
+                    ErrorCode::UnsupportedTool,
+                    &format!(
+                        "unsupported tool `{}`: this run offers no skill reader",
+                        call.name
+                    ),
+                )
                 .to_string(),
                 is_error: true,
                 skill: None,

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::boundary::open::FileId;
+use crate::diagnostic::{Diagnostic, DiagnosticCode};
+use crate::format::SkillName;
 use crate::frontmatter::SkillDocument;
 
 /// The description used when neither the front matter nor the body gives one.
@@ -35,12 +38,14 @@ impl Source {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Skill {
-    /// The name: front matter `name`, else the body's first heading, else the directory name.
-    pub name: String,
+    /// The name: front matter `name`, else the body's first heading, else the directory name
+    /// (the first of these that is a usable [`SkillName`]).
+    pub name: SkillName,
     /// The description: front matter `description`, else the body's first paragraph, else
     /// [`DEFAULT_DESCRIPTION`].
     pub description: String,
-    /// The skill file (`SKILL.md` or `skill.md`), absolute.
+    /// The skill file (`SKILL.md` or `skill.md`), absolute. Under `--symlinks follow` a skill
+    /// file that is a link keeps this path; only that one file is read through the link.
     #[serde(rename = "location", serialize_with = "serialize_path")]
     pub path: PathBuf,
     /// The skill directory, absolute. Relative paths in the skill resolve against it.
@@ -55,20 +60,64 @@ pub struct Skill {
     pub front_matter: Map<String, Value>,
     /// The front matter text exactly as written between the `---` lines.
     pub raw_front_matter: Option<String>,
+    /// How a reader reaches the skill folder again, and what discovery found there.
+    #[serde(skip)]
+    pub(crate) place: Place,
+}
+
+/// Where a discovered skill lies, for a reader to reach it again beneath its root's handle and
+/// to check that it is still the folder discovery saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The index of its root in the discovery's read roots.
+    pub(crate) root: usize,
+    /// The folder below the root (empty when the root is the skill).
+    pub(crate) relative: PathBuf,
+    /// The folder's identity when discovery searched it.
+    pub(crate) id: FileId,
+    /// The skill file.
+    pub(crate) file: SkillFile,
+}
+
+/// The skill file of a discovered skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SkillFile {
+    /// `SKILL.md` or `skill.md` in the folder itself.
+    Named(&'static str),
+    /// A link the user chose to follow: only this one target file is read through it.
+    Linked {
+        /// The target's absolute path when discovery followed the link.
+        target: PathBuf,
+        /// The target's identity then.
+        id: FileId,
+    },
+}
+
+impl Place {
+    /// A place no reader can open (for skills built in tests, not by a walk).
+    #[cfg(test)]
+    pub(crate) fn nowhere() -> Self {
+        Place {
+            root: usize::MAX,
+            relative: PathBuf::new(),
+            id: FileId::of_parts(0, 0),
+            file: SkillFile::Named("SKILL.md"),
+        }
+    }
 }
 
 impl Skill {
-    /// Builds a skill from a parsed document, applying the fallbacks of SPEC §2.3.
-    pub(crate) fn from_document(document: SkillDocument, path: PathBuf, source: Source) -> Self {
-        let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let name = first_non_blank([
-            document.name,
-            document.heading,
-            directory
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned()),
-        ])
-        .unwrap_or_default();
+    /// Builds a skill from a parsed document, applying the fallbacks of SPEC §2.3. A name that
+    /// cannot be a [`SkillName`] is reported and the next one in line is used.
+    pub(crate) fn from_document(
+        document: SkillDocument,
+        path: PathBuf,
+        directory: PathBuf,
+        place: Place,
+        source: Source,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Self {
+        let name = resolve_name(&document, &path, &directory, diagnostics);
         let description = first_non_blank([document.description, document.first_paragraph])
             .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
         Skill {
@@ -80,23 +129,13 @@ impl Skill {
             disable_model_invocation: document.disable_model_invocation,
             front_matter: document.fields,
             raw_front_matter: document.raw_front_matter,
+            place,
         }
     }
 
     /// The key under which names collide: trimmed and lower-cased.
     pub fn key(&self) -> String {
-        name_key(&self.name)
-    }
-
-    /// Reads the whole skill file as text, at most `max_bytes` (invalid UTF-8 is replaced).
-    /// The flag is true when the file was longer and was cut.
-    ///
-    /// # Errors
-    ///
-    /// The file can no longer be opened or read, or is no longer a regular file (it is never
-    /// opened in a way that could block).
-    pub fn read_text(&self, max_bytes: u64) -> std::io::Result<(String, bool)> {
-        crate::discovery::skill_file::read_text(&self.path, max_bytes)
+        self.name.key()
     }
 
     /// Whether the model may see this skill in the catalog.
@@ -105,9 +144,39 @@ impl Skill {
     }
 }
 
-/// The duplicate key of a name: trimmed and lower-cased.
-pub(crate) fn name_key(name: &str) -> String {
-    name.trim().to_lowercase()
+/// The first usable name of: the front matter's `name`, the first heading, the directory's
+/// name. Each unusable one is reported. A directory name holding control characters (the only
+/// thing that can make it unusable) has them replaced.
+fn resolve_name(
+    document: &SkillDocument,
+    path: &Path,
+    directory: &Path,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> SkillName {
+    let folder = directory
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned());
+    let candidates = [
+        ("the front matter `name`", document.name.as_deref()),
+        ("the first heading", document.heading.as_deref()),
+    ];
+    for (origin, candidate) in candidates {
+        let Some(text) = candidate.filter(|text| !text.trim().is_empty()) else {
+            continue;
+        };
+        match SkillName::new(text) {
+            Ok(name) => return name,
+            Err(problem) => diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::UnusableName,
+                path,
+                format!(
+                    "{origin} cannot name the skill: {problem}. The skill takes the next name in \
+                     line (the first heading, else its directory's name)"
+                ),
+            )),
+        }
+    }
+    SkillName::sanitized(folder.as_deref().unwrap_or(""))
 }
 
 fn first_non_blank<const N: usize>(candidates: [Option<String>; N]) -> Option<String> {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::format::{NameError, SkillName};
 use crate::frontmatter;
 use crate::skill::DEFAULT_DESCRIPTION;
 
@@ -24,9 +25,6 @@ mod tree;
 pub use archive::{ArchiveLimits, from_zip};
 #[cfg(feature = "embed")]
 pub use embedded::from_embedded;
-
-/// The URI scheme of provided skills.
-pub const SCHEME: &str = "skill://";
 
 /// Where a provided skill came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -46,11 +44,8 @@ pub enum Origin {
 #[non_exhaustive]
 pub enum SourceError {
     /// The skill has no usable name.
-    #[error("provided skill has no name: {reason}")]
-    Name {
-        /// What is wrong with it.
-        reason: String,
-    },
+    #[error("provided skill has no usable name: {0}")]
+    Name(#[from] NameError),
     /// A file of a provided skill has a path that could escape or is malformed.
     #[error(
         "file `{path}` of skill `{skill}` is refused: {reason}; use a relative path with `/` separators and no `..`"
@@ -82,7 +77,7 @@ pub enum SourceError {
 /// A skill held in memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProvidedSkill {
-    name: String,
+    name: SkillName,
     description: String,
     disable_model_invocation: bool,
     front_matter: Map<String, Value>,
@@ -99,7 +94,7 @@ impl ProvidedSkill {
     /// # Errors
     ///
     /// [`SourceError::Name`] when neither the front matter nor a heading names the skill, or
-    /// the name cannot be used in a `skill://` URI.
+    /// the name is not a [`SkillName`] (it holds a `/` or a control character).
     pub fn parse(skill_md: impl Into<String>) -> Result<Self, SourceError> {
         Self::parse_with_fallback_name(skill_md.into(), None, Origin::Provided)
     }
@@ -113,12 +108,9 @@ impl ProvidedSkill {
         let name = [document.name, document.heading, folder.map(str::to_owned)]
             .into_iter()
             .flatten()
-            .map(|name| name.trim().to_owned())
-            .find(|name| !name.is_empty())
-            .ok_or_else(|| SourceError::Name {
-                reason: "add `name:` to the front matter".to_owned(),
-            })?;
-        check_name(&name)?;
+            .find(|name| !name.trim().is_empty())
+            .unwrap_or_default();
+        let name = SkillName::new(&name)?;
         let description = [document.description, document.first_paragraph]
             .into_iter()
             .flatten()
@@ -148,7 +140,7 @@ impl ProvidedSkill {
         contents: impl Into<Arc<[u8]>>,
     ) -> Result<Self, SourceError> {
         let path = relative_path(path).map_err(|reason| SourceError::FilePath {
-            skill: self.name.clone(),
+            skill: self.name.to_string(),
             path: path.to_owned(),
             reason,
         })?;
@@ -171,7 +163,7 @@ impl ProvidedSkill {
     }
 
     /// The name.
-    pub fn name(&self) -> &str {
+    pub fn name(&self) -> &SkillName {
         &self.name
     }
 
@@ -193,6 +185,16 @@ impl ProvidedSkill {
     /// The text of the `SKILL.md`.
     pub fn skill_md(&self) -> &str {
         &self.skill_md
+    }
+
+    /// The text of the `SKILL.md`, shared.
+    pub(crate) fn skill_md_shared(&self) -> Arc<str> {
+        Arc::clone(&self.skill_md)
+    }
+
+    /// One other file's bytes, shared.
+    pub(crate) fn file_shared(&self, path: &str) -> Option<Arc<[u8]>> {
+        self.files.get(path).map(Arc::clone)
     }
 
     /// The other files, by relative path.
@@ -220,14 +222,14 @@ impl ProvidedSkill {
         self.file.as_deref()
     }
 
-    /// `skill://<name>/SKILL.md`.
+    /// `skill://<name>/SKILL.md` (encoded as [`crate::uri`] encodes every skill URI).
     pub fn uri(&self) -> String {
-        format!("{SCHEME}{}/SKILL.md", self.name)
+        crate::uri::skill_file(&self.name)
     }
 
     /// `skill://<name>`, the virtual directory.
     pub fn directory_uri(&self) -> String {
-        format!("{SCHEME}{}", self.name)
+        crate::uri::directory(&self.name)
     }
 
     /// The total size of the skill's text and files, in bytes.
@@ -239,23 +241,6 @@ impl ProvidedSkill {
     pub fn same_content(&self, other: &ProvidedSkill) -> bool {
         self.name == other.name && self.skill_md == other.skill_md && self.files == other.files
     }
-}
-
-/// A name usable in `skill://<name>/…`: not empty, no `/`, `\`, whitespace or control
-/// characters.
-fn check_name(name: &str) -> Result<(), SourceError> {
-    if name
-        .chars()
-        .any(|c| c == '/' || c == '\\' || c.is_whitespace() || c.is_control())
-    {
-        return Err(SourceError::Name {
-            reason: format!(
-                "`{name}` cannot be used in a skill:// URI (no slashes, whitespace or control \
-                 characters); use a name like `my-skill`"
-            ),
-        });
-    }
-    Ok(())
 }
 
 /// Validates a relative `/`-separated path and returns it unchanged.

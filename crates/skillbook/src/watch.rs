@@ -19,6 +19,7 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, ne
 use serde::Serialize;
 
 use crate::discovery::{Discovered, Discovery};
+use crate::format::SkillName;
 
 /// How long the watcher waits for a burst of events to settle.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -28,11 +29,11 @@ pub const DEBOUNCE: Duration = Duration::from_millis(200);
 #[non_exhaustive]
 pub struct Changes {
     /// Skills that are new.
-    pub added: Vec<String>,
+    pub added: Vec<SkillName>,
     /// Skills that are gone.
-    pub removed: Vec<String>,
+    pub removed: Vec<SkillName>,
     /// Skills whose front matter or files changed.
-    pub changed: Vec<String>,
+    pub changed: Vec<SkillName>,
 }
 
 impl Changes {
@@ -127,7 +128,7 @@ impl SkillWatcher {
     /// watched.
     pub fn start<F>(discovery: Discovery, on_change: F) -> Result<Self, WatchError>
     where
-        F: FnMut(&Discovered, &Changes) + Send + 'static,
+        F: FnMut(&Arc<Discovered>, &Changes) + Send + 'static,
     {
         let (sender, receiver) = mpsc::channel();
         let events = sender.clone();
@@ -200,7 +201,7 @@ impl Worker {
         current: Arc<Mutex<Arc<Discovered>>>,
         mut on_change: F,
     ) where
-        F: FnMut(&Discovered, &Changes),
+        F: FnMut(&Arc<Discovered>, &Changes),
     {
         while let Ok(Message::Events(mut touched)) = receiver.recv() {
             // Take every burst already queued: one discovery covers them all.

@@ -312,7 +312,7 @@ fn a_symlink_swapped_in_during_reads_never_leaks_outside_content() {
             Err(error) => {
                 assert!(!error.to_string().contains(MARKER));
                 assert!(
-                    matches!(error.code(), "outside_boundary" | "not_found"),
+                    matches!(error.code().as_str(), "outside_boundary" | "not_found"),
                     "{error}"
                 );
                 refused += 1;

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use anyhow::Context;
 use serde::Serialize;
-use skillbook::{Diagnostic, Skill};
+use skillbook::{Diagnostic, Skill, SkillReader};
 
 use crate::cli::{CommonArgs, Format, ShowArgs};
 use crate::output::{self, Outcome};
@@ -44,8 +44,12 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
             args.name.trim()
         );
     };
-    let (content, truncated) = skill
-        .read_text(MAX_SHOWN_BYTES)
+    // Through the skill reader, as a model would read it: a file swapped since discovery is
+    // refused, never followed.
+    let (content, truncated) = SkillReader::builder(&found)
+        .skill(skill)
+        .build()
+        .skill_text(&skill.name, MAX_SHOWN_BYTES)
         .with_context(|| format!("cannot read {}", skill.path.display()))?;
     match common.format {
         Format::Json => output::json(&Shown {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use rmcp::model::ErrorData;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::{ServiceError, ServiceExt};
+use skillbook::runtime::Scope;
 use skillbook::{Discovered, Discovery, Home};
 use skillbook_mcp::{ServerBuilder, SkillServer};
 use tempfile::TempDir;
@@ -108,9 +109,14 @@ impl Tree {
         Discovery::new(self.workspace()).home(Home::Off).discover()
     }
 
-    /// A builder for the discovered skills.
+    /// The scope of the workspace, without home.
+    pub fn scope(&self) -> Scope {
+        Scope::workspace(self.workspace())
+    }
+
+    /// A builder for the workspace's skills.
     pub fn builder(&self) -> ServerBuilder {
-        SkillServer::builder(&self.discover())
+        SkillServer::builder(self.scope())
     }
 }
 

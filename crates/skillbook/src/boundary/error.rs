@@ -3,6 +3,8 @@
 use std::io;
 use std::path::PathBuf;
 
+use crate::error::ErrorCode;
+
 /// Why the boundary refused or failed to open a path.
 ///
 /// Every variant except [`BoundaryError::OutsideBoundary`] names the path it is about. The outside
@@ -70,6 +72,19 @@ pub enum BoundaryError {
         kind: &'static str,
     },
 
+    /// A skill folder (or its root) is no longer the directory discovery found there: it was
+    /// replaced or moved since, so nothing in it is served until the skills are discovered
+    /// again.
+    #[error(
+        "`{path}` is no longer the skill folder that was discovered there (it was replaced or \
+         moved); the skills are discovered again on the next run, read it then",
+        path = path.display()
+    )]
+    SkillChanged {
+        /// The skill folder's absolute path.
+        path: PathBuf,
+    },
+
     /// The operating system failed to open or inspect a path inside the boundary.
     #[error("could not open `{path}`: {source}", path = path.display())]
     Io {
@@ -93,17 +108,24 @@ impl BoundaryError {
     /// A stable, machine-readable code for this error.
     ///
     /// The codes are `outside_boundary`, `invalid_argument` (a NUL byte, or a relative path
-    /// that several skill directories make ambiguous), `not_found`,
-    /// `is_directory`, `not_regular_file` and `io` (for both I/O variants).
+    /// that several skill directories make ambiguous), `not_found`, `is_directory`,
+    /// `not_regular_file`, `skill_changed` and `io` (for both I/O variants).
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::OutsideBoundary => "outside_boundary",
-            Self::NulByte | Self::RelativePath { .. } => "invalid_argument",
-            Self::NotFound { .. } => "not_found",
-            Self::IsDirectory { .. } => "is_directory",
-            Self::NotRegularFile { .. } => "not_regular_file",
-            Self::Io { .. } | Self::Root { .. } => "io",
+            Self::OutsideBoundary => ErrorCode::OutsideBoundary,
+            Self::NulByte | Self::RelativePath { .. } => ErrorCode::InvalidArgument,
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::IsDirectory { .. } => ErrorCode::IsDirectory,
+            Self::NotRegularFile { .. } => ErrorCode::NotRegularFile,
+            Self::SkillChanged { .. } => ErrorCode::SkillChanged,
+            Self::Io { .. } | Self::Root { .. } => ErrorCode::Io,
         }
+    }
+
+    /// The error as the JSON object a model sees: `{"error": code, "message": text}`.
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        crate::error::error_json(self.code(), &self.to_string())
     }
 }

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use cap_std::fs::FileType;
 
-use super::{BoundaryError, ReadBoundary, is_escape};
+use super::open::is_escape;
+use super::{BoundaryError, ReadBoundary};
 
 /// What a listed entry is. Symbolic links are reported as links, never followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +25,8 @@ pub enum EntryKind {
 }
 
 impl EntryKind {
-    fn of(file_type: FileType) -> Self {
+    /// The kind of an entry of this type (links not followed).
+    pub(crate) fn of(file_type: FileType) -> Self {
         if file_type.is_symlink() {
             EntryKind::Symlink
         } else if file_type.is_dir() {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::frontmatter::parse;
-use crate::skill::Source;
+use crate::skill::{Place, Source};
 use std::path::PathBuf;
 
 fn skill(name: &str, description: &str) -> Skill {
@@ -17,7 +17,15 @@ fn skill_at(name: &str, description: &str, location: &str, manual: bool) -> Skil
         "---\nname: {name}\ndescription: {description}\ndisable-model-invocation: {manual}\n---\n"
     );
     let path = PathBuf::from(location);
-    Skill::from_document(parse(&path, &text), path, Source::Workspace)
+    let directory = path.parent().unwrap().to_path_buf();
+    Skill::from_document(
+        parse(&path, &text),
+        path,
+        directory,
+        Place::nowhere(),
+        Source::Workspace,
+        &mut Vec::new(),
+    )
 }
 
 #[test]

@@ -32,7 +32,7 @@ pub const RACY_WINDOW: Duration = Duration::from_secs(2);
 const DEFAULT_CAPACITY: usize = 256;
 
 /// What a path looked like.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct FileState {
     device: u64,
     inode: u64,
@@ -61,6 +61,40 @@ impl FileState {
         let since_epoch = metadata
             .modified()
             .ok()
+            .and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .unwrap_or_default();
+        FileState {
+            device: 0,
+            inode: 0,
+            size: metadata.len(),
+            modified: (
+                i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX),
+                i64::from(since_epoch.subsec_nanos()),
+            ),
+            changed: (0, 0),
+        }
+    }
+
+    /// The state of what an open handle's `fstat` describes.
+    #[cfg(unix)]
+    pub(crate) fn of_cap(metadata: &cap_std::fs::Metadata) -> Self {
+        use cap_std::fs::MetadataExt;
+        FileState {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            size: metadata.size(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+        }
+    }
+
+    /// The state of what an open handle's metadata describes.
+    #[cfg(not(unix))]
+    pub(crate) fn of_cap(metadata: &cap_std::fs::Metadata) -> Self {
+        let since_epoch = metadata
+            .modified()
+            .ok()
+            .map(|time| time.into_std())
             .and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok())
             .unwrap_or_default();
         FileState {

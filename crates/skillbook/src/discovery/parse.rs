@@ -4,7 +4,8 @@
 //! (so the identity checks and the leaf rule are settled there) and hands the open file to a
 //! worker. Each hand-off takes a numbered slot, and when the walk ends the results are put back
 //! into their slots, so the skills and diagnostics come out in exactly the order of a serial
-//! walk. At most [`IN_FLIGHT`] files wait for a worker, which bounds open file descriptors.
+//! walk. At most [`IN_FLIGHT`] files wait for a worker, which bounds the open file descriptors
+//! (a server may run under a limit of 64).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ use crate::diagnostic::Diagnostic;
 use crate::frontmatter::SkillDocument;
 
 /// The most opened skill files waiting for a worker.
-const IN_FLIGHT: usize = 64;
+const IN_FLIGHT: usize = 16;
 
 /// The most worker threads.
 const MAX_WORKERS: usize = 4;
@@ -35,7 +36,7 @@ pub(super) struct Job {
 /// Reads and parses one skill file, and checks it against the format (leniently).
 pub(super) fn parse(opened: OpenFile, path: &Path, max_bytes: u64) -> Parsed {
     let document = skill_file::read(opened, path, max_bytes)?;
-    let findings = crate::validate::lenient_findings(path, &document);
+    let findings = crate::format::lenient_findings(path, &document);
     Ok((document, findings))
 }
 

@@ -564,9 +564,9 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
     }
     let mut discovery = Discovery::new(workspace.path());
     discovery.home(Home::Off);
-    let (serial, serial_stamps) = discovery.run_with(true, 0);
+    let (serial, serial_stamps) = discovery.run_with(true, 0, None);
     for workers in [1, 2, 4] {
-        let (parallel, stamps) = discovery.run_with(true, workers);
+        let (parallel, stamps) = discovery.run_with(true, workers, None);
         assert_eq!(parallel, serial, "{workers} workers");
         assert_eq!(stamps, serial_stamps, "{workers} workers");
     }

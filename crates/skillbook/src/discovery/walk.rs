@@ -1,30 +1,44 @@
 //! Walking one root: the leaf rule, symlinks, bounds, and errors that stay local.
+//!
+//! The walk goes by handles, never by paths: each root is opened from its anchor one component
+//! at a time without following links, each directory beneath its parent's handle, each skill
+//! file beneath its folder's handle (see [`crate::boundary`]). A folder swapped for a link while
+//! the walk runs is met as a link — skipped and reported, or followed when the user asked for
+//! that — so a `SKILL.md` from outside the roots never reaches the catalog. The handles held at
+//! once are one per level of the directory being searched, whatever the number of skills.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
-use std::fs::{self, FileType};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-
+use std::sync::Arc;
 use std::sync::mpsc::SyncSender;
+
+use cap_std::fs::{Dir, FileType};
 
 use super::cache::{FileState, Stamp};
 use super::parse::{self, Job, Parsed};
-use super::skill_file::{self, FileId, Opened};
-use super::{Limits, SymlinkPolicy};
+use super::skill_file::OpenFile;
+use super::{Limits, Root, RootRecord, SymlinkPolicy};
+use crate::boundary::open::{self, Anchor, AnchorFailure, FileId, Opened};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
-use crate::skill::{Skill, Source};
+use crate::skill::{Place, Skill, SkillFile, Source};
 
 /// Skill file names, in order of preference.
 pub(super) const SKILL_FILE_NAMES: [&str; 2] = ["SKILL.md", "skill.md"];
 
-/// Directories never searched.
-const SKIPPED_DIRECTORIES: [&str; 2] = [".git", "node_modules"];
+/// The most links followed in a row to reach one root.
+const MAX_ROOT_LINKS: usize = 40;
+
+/// Called with each directory the walk is about to search (before it is listed), so a watcher
+/// can watch exactly the directories discovery depends on.
+pub(crate) type Observer<'o> = &'o mut dyn FnMut(&Path);
 
 /// What a walk produced, before duplicate names are resolved.
 pub(super) struct Walked {
     pub(super) skills: Vec<Skill>,
-    pub(super) read_roots: Vec<PathBuf>,
+    pub(super) roots: Vec<RootRecord>,
     pub(super) diagnostics: Vec<Diagnostic>,
     /// The state of every path the result depends on, when recording.
     pub(super) stamps: Vec<Stamp>,
@@ -33,13 +47,15 @@ pub(super) struct Walked {
 /// A skill file handed to the parser, in walk order.
 struct Slot {
     path: PathBuf,
+    directory: PathBuf,
+    place: Place,
     source: Source,
     /// How many diagnostics the walk had met before this skill.
     diagnostics_before: usize,
 }
 
 /// Walks roots one after another, remembering files and directories already seen.
-pub(super) struct Walker {
+pub(super) struct Walker<'o> {
     symlinks: SymlinkPolicy,
     limits: Limits,
     slots: Vec<Slot>,
@@ -47,19 +63,38 @@ pub(super) struct Walker {
     jobs: Option<SyncSender<Job>>,
     /// Results parsed inline, by slot.
     parsed: Vec<(usize, Parsed)>,
-    read_roots: Vec<PathBuf>,
+    roots: Vec<RootRecord>,
     diagnostics: Vec<Diagnostic>,
     seen_files: HashSet<FileId>,
     /// Directories entered, by identity; only tracked when following symlinks.
     seen_directories: HashSet<FileId>,
     /// The state of each path read, for a cache to check later; `None` when not recording.
     stamps: Option<Vec<Stamp>>,
+    observer: Option<Observer<'o>>,
+}
+
+/// How a directory waiting to be searched is opened.
+enum Handle {
+    /// Already open (a root).
+    Open(Dir),
+    /// `name` beneath the parent's handle, without following a link.
+    Beneath(Arc<Dir>, OsString),
+    /// The target of a directory link the user chose to follow: a root of its own.
+    Followed { link: PathBuf },
 }
 
 /// A directory waiting to be searched.
 struct Pending {
+    handle: Handle,
+    /// The absolute path.
     path: PathBuf,
+    /// The index of its root in [`Walker::roots`].
+    root: usize,
+    /// The path below the root.
+    relative: PathBuf,
     depth: usize,
+    /// Where the skills found below it come from (a followed link keeps its root's source).
+    source: Source,
 }
 
 /// Per-root counters for the bounds.
@@ -70,12 +105,29 @@ struct Bounds {
     first_too_deep: Option<PathBuf>,
 }
 
-impl Walker {
+/// A skill file found in a directory.
+struct Found {
+    opened: Opened,
+    /// The skill file's path in its folder (a followed link keeps its own path).
+    path: PathBuf,
+    file: SkillFile,
+}
+
+/// The result of looking for a skill file in one directory.
+enum SkillFileSearch {
+    Found(Box<Found>),
+    /// A skill file exists but cannot be read (reported); the directory is still a skill.
+    Unreadable,
+    None,
+}
+
+impl<'o> Walker<'o> {
     pub(super) fn new(
         symlinks: SymlinkPolicy,
         limits: Limits,
         record: bool,
         jobs: Option<SyncSender<Job>>,
+        observer: Option<Observer<'o>>,
     ) -> Self {
         Walker {
             stamps: record.then(Vec::new),
@@ -84,10 +136,11 @@ impl Walker {
             slots: Vec::new(),
             jobs,
             parsed: Vec::new(),
-            read_roots: Vec::new(),
+            roots: Vec::new(),
             diagnostics: Vec::new(),
             seen_files: HashSet::new(),
             seen_directories: HashSet::new(),
+            observer,
         }
     }
 
@@ -120,7 +173,14 @@ impl Walker {
                 Some(Ok((mut document, findings))) => {
                     diagnostics.append(&mut document.diagnostics);
                     diagnostics.extend(findings);
-                    skills.push(Skill::from_document(document, slot.path, slot.source));
+                    skills.push(Skill::from_document(
+                        document,
+                        slot.path,
+                        slot.directory,
+                        slot.place,
+                        slot.source,
+                        &mut diagnostics,
+                    ));
                 }
                 Some(Err(error)) => diagnostics.push(unreadable(&slot.path, &error)),
                 None => {}
@@ -129,88 +189,126 @@ impl Walker {
         diagnostics.extend(walk_diagnostics);
         Walked {
             skills,
-            read_roots: self.read_roots,
+            roots: self.roots,
             diagnostics,
             stamps: self.stamps.unwrap_or_default(),
         }
     }
 
-    /// Remembers the state of `path` (as `metadata` shows it) when recording.
-    fn stamp(&mut self, path: &Path, follow: bool, metadata: Option<&fs::Metadata>) {
+    fn recording(&self) -> bool {
+        self.stamps.is_some()
+    }
+
+    /// Remembers the state of `path` when recording.
+    fn stamp(&mut self, path: &Path, follow: bool, state: Option<FileState>) {
         if let Some(stamps) = &mut self.stamps {
             stamps.push(Stamp {
                 path: path.to_path_buf(),
                 follow,
-                state: metadata.map(FileState::of),
+                state,
             });
         }
     }
 
     /// Searches one root. Missing roots and roots that are files are skipped silently.
-    pub(super) fn walk_root(&mut self, root: &Path, source: Source) {
-        let metadata = match fs::symlink_metadata(root) {
-            Ok(metadata) => metadata,
-            Err(error) if is_missing(&error) => {
-                self.stamp(root, false, None);
-                return;
-            }
-            Err(error) => {
-                self.unreadable(root, &error);
-                return;
-            }
-        };
-        self.stamp(root, false, Some(&metadata));
-        let start = if metadata.file_type().is_symlink() {
-            match self.follow_directory_link(root) {
-                Some(target) => target,
-                None => return,
-            }
-        } else if metadata.is_dir() {
-            root.to_path_buf()
-        } else {
+    pub(super) fn walk_root(&mut self, root: &Root, source: Source) {
+        if self.recording() {
+            let state = fs::symlink_metadata(&root.path)
+                .ok()
+                .map(|metadata| FileState::of(&metadata));
+            self.stamp(&root.path, false, state);
+        }
+        let Some((directory, anchor, followed)) = self.open_root(root) else {
             return;
         };
-        if !self.read_roots.contains(&start) {
-            self.read_roots.push(start.clone());
-        }
-        self.walk_from(start, source);
+        let path = anchor.path();
+        let index = match self.roots.iter().position(|known| known.path == path) {
+            Some(index) => index,
+            None => match directory.dir_metadata() {
+                Ok(metadata) => {
+                    self.add_root(path.clone(), anchor, FileId::of(&metadata), followed)
+                }
+                Err(error) => {
+                    self.unreadable(&path, &error);
+                    return;
+                }
+            },
+        };
+        self.walk_from(Pending {
+            handle: Handle::Open(directory),
+            path,
+            root: index,
+            relative: PathBuf::new(),
+            depth: 0,
+            source,
+        });
     }
 
-    fn walk_from(&mut self, start: PathBuf, source: Source) {
+    /// Opens a root from its anchor, following links on the way only under `Follow`.
+    fn open_root(&mut self, root: &Root) -> Option<(Dir, Anchor, bool)> {
+        let mut anchor = root.anchor.clone();
+        let mut followed = false;
+        for _ in 0..MAX_ROOT_LINKS {
+            match open::open_anchored(&anchor) {
+                Ok(directory) => return Some((directory, anchor, followed)),
+                Err(AnchorFailure::Absent) => return None,
+                Err(AnchorFailure::Io { path, source }) => {
+                    self.unreadable(&path, &source);
+                    return None;
+                }
+                Err(AnchorFailure::Link { path, rest }) => {
+                    if self.symlinks == SymlinkPolicy::Skip {
+                        self.symlink_skipped(&path);
+                        return None;
+                    }
+                    let target = match open::resolve_link(&path) {
+                        Ok(target) => target,
+                        Err(error) => return self.link_failed(&path, &error),
+                    };
+                    anchor = Anchor {
+                        base: target,
+                        components: rest,
+                    };
+                    followed = true;
+                }
+            }
+        }
+        self.diagnostics.push(Diagnostic::warning(
+            DiagnosticCode::SymlinkLoop,
+            &root.path,
+            "not followed: too many symbolic links on the way to this root",
+        ));
+        None
+    }
+
+    fn add_root(&mut self, path: PathBuf, anchor: Anchor, id: FileId, followed: bool) -> usize {
+        self.roots.push(RootRecord {
+            path,
+            anchor,
+            id,
+            followed,
+        });
+        self.roots.len() - 1
+    }
+
+    fn walk_from(&mut self, start: Pending) {
+        let root_path = start.path.clone();
         let mut bounds = Bounds::default();
-        let mut stack = vec![Pending {
-            path: start.clone(),
-            depth: 0,
-        }];
+        let mut stack = vec![start];
         while let Some(pending) = stack.pop() {
             bounds.directories += 1;
             if bounds.directories > self.limits.max_directories {
-                self.diagnostics.push(Diagnostic::warning(
-                    DiagnosticCode::DirectoryLimit,
-                    &start,
-                    format!(
-                        "stopped after searching {} directories in this root; skills further \
-                         on were not found. Raise the directory limit or point at a narrower \
-                         root",
-                        self.limits.max_directories
-                    ),
-                ));
+                self.directory_limit(&root_path);
                 break;
             }
-            // Taken before the search, so a change during it is seen by the next check.
-            let before = self
-                .stamps
-                .is_some()
-                .then(|| fs::symlink_metadata(&pending.path).ok())
-                .flatten();
-            if self.enter_directory(&pending.path) {
-                let (is_skill, children) = self.search_directory(&pending, source, &mut bounds);
-                // A skill directory's listing does not matter: its skill file is stamped.
-                if !is_skill {
-                    self.stamp(&pending.path, false, before.as_ref());
-                }
-                stack.extend(children.into_iter().rev());
-            }
+            let Some((directory, pending)) = self.open_pending(pending) else {
+                continue;
+            };
+            stack.extend(
+                self.search(directory, &pending, &mut bounds)
+                    .into_iter()
+                    .rev(),
+            );
         }
         if let Some(first) = bounds.first_too_deep {
             self.diagnostics.push(Diagnostic::warning(
@@ -222,54 +320,162 @@ impl Walker {
                     bounds.too_deep,
                     if bounds.too_deep == 1 { "y" } else { "ies" },
                     self.limits.max_depth,
-                    start.display()
+                    root_path.display()
                 ),
             ));
         }
     }
 
-    /// Records the directory's identity when following links; false if it was already walked.
-    fn enter_directory(&mut self, directory: &Path) -> bool {
-        if self.symlinks == SymlinkPolicy::Skip {
-            return true;
-        }
-        match fs::metadata(directory) {
-            Ok(metadata) => self.seen_directories.insert(FileId::of(&metadata)),
-            Err(_) => true,
+    fn directory_limit(&mut self, root: &Path) {
+        self.diagnostics.push(Diagnostic::warning(
+            DiagnosticCode::DirectoryLimit,
+            root,
+            format!(
+                "stopped after searching {} directories in this root; skills further on were \
+                 not found. Raise the directory limit or point at a narrower root",
+                self.limits.max_directories
+            ),
+        ));
+    }
+
+    /// Opens a waiting directory; `None` when it is gone, unreadable or (reported) a link.
+    fn open_pending(&mut self, mut pending: Pending) -> Option<(Dir, Pending)> {
+        let handle = std::mem::replace(
+            &mut pending.handle,
+            Handle::Followed {
+                link: PathBuf::new(),
+            },
+        );
+        let directory = match handle {
+            Handle::Open(directory) => directory,
+            Handle::Beneath(parent, name) => match open::open_dir_beneath(&parent, &name) {
+                Ok(directory) => directory,
+                Err(error) => {
+                    self.vanished_directory(&parent, &name, &pending.path, &error);
+                    return None;
+                }
+            },
+            Handle::Followed { link } => {
+                let directory = match open::open_ambient_dir(&pending.path) {
+                    Ok(directory) => directory,
+                    Err(error) => return self.link_failed(&link, &error),
+                };
+                let id = match directory.dir_metadata() {
+                    Ok(metadata) => FileId::of(&metadata),
+                    Err(error) => {
+                        self.unreadable(&pending.path, &error);
+                        return None;
+                    }
+                };
+                pending.root = match self.roots.iter().position(|root| root.path == pending.path) {
+                    Some(index) => index,
+                    None => self.add_root(
+                        pending.path.clone(),
+                        Anchor::exactly(&pending.path),
+                        id,
+                        true,
+                    ),
+                };
+                pending.relative = PathBuf::new();
+                directory
+            }
+        };
+        Some((directory, pending))
+    }
+
+    /// A directory listed a moment ago cannot be opened beneath its parent: it was removed,
+    /// replaced by a link (met as a link), or cannot be read.
+    fn vanished_directory(
+        &mut self,
+        parent: &Dir,
+        name: &OsString,
+        path: &Path,
+        error: &io::Error,
+    ) {
+        match parent.symlink_metadata(name) {
+            Ok(metadata) if metadata.is_symlink() => {
+                if self.symlinks == SymlinkPolicy::Skip {
+                    self.symlink_skipped(path);
+                } else {
+                    self.diagnostics.push(unreadable(
+                        path,
+                        &io::Error::other("it was replaced by a symbolic link during discovery"),
+                    ));
+                }
+            }
+            Err(lookup) if open::is_absent(&lookup) => {}
+            Ok(metadata) if !metadata.is_dir() => {}
+            _ => self.unreadable(path, error),
         }
     }
 
-    /// Searches one directory: either it is a skill (`true`), or its subdirectories are
-    /// returned.
-    fn search_directory(
-        &mut self,
-        pending: &Pending,
-        source: Source,
-        bounds: &mut Bounds,
-    ) -> (bool, Vec<Pending>) {
-        match self.find_skill_file(&pending.path) {
-            SkillFileSearch::Found(opened, path) => {
-                self.add_skill(opened, path, source);
-                return (true, Vec::new());
+    /// Searches one opened directory: records it when it is a skill, else returns its
+    /// subdirectories to search.
+    fn search(&mut self, directory: Dir, pending: &Pending, bounds: &mut Bounds) -> Vec<Pending> {
+        let needs_identity = self.symlinks == SymlinkPolicy::Follow || self.recording();
+        let metadata = if needs_identity {
+            match directory.dir_metadata() {
+                Ok(metadata) => Some(metadata),
+                Err(error) => {
+                    self.unreadable(&pending.path, &error);
+                    return Vec::new();
+                }
             }
-            SkillFileSearch::Unreadable => return (false, Vec::new()),
+        } else {
+            None
+        };
+        if self.symlinks == SymlinkPolicy::Follow
+            && let Some(metadata) = &metadata
+            && !self.seen_directories.insert(FileId::of(metadata))
+        {
+            return Vec::new();
+        }
+        if let Some(observer) = &mut self.observer {
+            observer(&pending.path);
+        }
+        // Taken before the search, so a change during it is seen by the next check.
+        let before = metadata.as_ref().map(FileState::of_cap);
+        match self.find_skill_file(&directory, &pending.path) {
+            SkillFileSearch::Found(found) => {
+                let id = match &metadata {
+                    Some(metadata) => FileId::of(metadata),
+                    None => match directory.dir_metadata() {
+                        Ok(metadata) => FileId::of(&metadata),
+                        Err(error) => {
+                            self.unreadable(&pending.path, &error);
+                            return Vec::new();
+                        }
+                    },
+                };
+                self.add_skill(*found, pending, id);
+                return Vec::new();
+            }
+            SkillFileSearch::Unreadable => return Vec::new(),
             SkillFileSearch::None => {}
         }
-        let entries = match self.list(&pending.path) {
-            Some(entries) => entries,
-            None => return (false, Vec::new()),
+        let children = self.children(directory, pending, bounds);
+        // A skill directory's listing does not matter: its skill file is stamped.
+        self.stamp(&pending.path, false, before);
+        children
+    }
+
+    /// The subdirectories (and, under `Follow`, directory links) of a collection directory.
+    fn children(&mut self, directory: Dir, pending: &Pending, bounds: &mut Bounds) -> Vec<Pending> {
+        let Some(entries) = self.list(&directory, &pending.path) else {
+            return Vec::new();
         };
+        let parent = Arc::new(directory);
         let mut children = Vec::new();
         for (name, file_type) in entries {
-            if SKIPPED_DIRECTORIES.iter().any(|skipped| name == *skipped) {
+            if open::is_never_served(&name) {
                 continue;
             }
             let path = pending.path.join(&name);
-            let child = if file_type.is_dir() {
-                path
+            let (handle, path) = if file_type.is_dir() {
+                (Handle::Beneath(Arc::clone(&parent), name.clone()), path)
             } else if file_type.is_symlink() {
                 match self.directory_link(&path) {
-                    Some(target) => target,
+                    Some(target) => (Handle::Followed { link: path }, target),
                     None => continue,
                 }
             } else {
@@ -277,23 +483,27 @@ impl Walker {
             };
             if pending.depth + 1 > self.limits.max_depth {
                 bounds.too_deep += 1;
-                bounds.first_too_deep.get_or_insert(child);
+                bounds.first_too_deep.get_or_insert(path);
                 continue;
             }
             children.push(Pending {
-                path: child,
+                handle,
+                path,
+                root: pending.root,
+                relative: pending.relative.join(&name),
                 depth: pending.depth + 1,
+                source: pending.source,
             });
         }
-        (false, children)
+        children
     }
 
     /// Lists a directory's entries sorted by name; `None` (reported) when it cannot be read.
-    fn list(&mut self, directory: &Path) -> Option<Vec<(OsString, FileType)>> {
-        let reader = match fs::read_dir(directory) {
+    fn list(&mut self, directory: &Dir, path: &Path) -> Option<Vec<(OsString, FileType)>> {
+        let reader = match directory.entries() {
             Ok(reader) => reader,
             Err(error) => {
-                self.unreadable(directory, &error);
+                self.unreadable(path, &error);
                 return None;
             }
         };
@@ -301,56 +511,67 @@ impl Walker {
         for entry in reader {
             match entry.and_then(|entry| Ok((entry.file_name(), entry.file_type()?))) {
                 Ok(entry) => entries.push(entry),
-                Err(error) => self.unreadable(directory, &error),
+                Err(error) => self.unreadable(path, &error),
             }
         }
         entries.sort_unstable_by(|left, right| left.0.cmp(&right.0));
         Some(entries)
     }
 
-    /// Looks for `SKILL.md`, then `skill.md`, reporting candidates that cannot be skill files.
-    fn find_skill_file(&mut self, directory: &Path) -> SkillFileSearch {
+    /// Looks for `SKILL.md`, then `skill.md`, beneath the directory's handle, reporting
+    /// candidates that cannot be skill files.
+    fn find_skill_file(&mut self, directory: &Dir, directory_path: &Path) -> SkillFileSearch {
         let mut missing: Vec<PathBuf> = Vec::new();
         for name in SKILL_FILE_NAMES {
-            let path = directory.join(name);
-            let metadata = match fs::symlink_metadata(&path) {
-                Ok(metadata) => metadata,
-                Err(error) if is_missing(&error) => {
+            let path = directory_path.join(name);
+            let error = match open::open_file_nofollow(directory, name.as_ref()) {
+                Ok(opened) => {
+                    self.stamp(&path, false, Some(FileState::of_cap(&opened.metadata)));
+                    if opened.metadata.is_file() {
+                        // A preferred name created later would take over: watch for it.
+                        for absent in &missing {
+                            self.stamp(absent, false, None);
+                        }
+                        let file = SkillFile::Named(name);
+                        return SkillFileSearch::Found(Box::new(Found { opened, path, file }));
+                    }
+                    self.not_regular(&path);
+                    continue;
+                }
+                Err(error) if open::is_absent(&error) => {
                     missing.push(path);
                     continue;
                 }
-                Err(error) => {
-                    // The directory itself cannot be searched.
-                    self.unreadable(directory, &error);
+                Err(error) => error,
+            };
+            // Not opened: a link, a socket, or something unreadable. Look at what is there.
+            match directory.symlink_metadata(name) {
+                Ok(metadata) if metadata.is_symlink() => {
+                    self.stamp(&path, false, Some(FileState::of_cap(&metadata)));
+                    if self.recording() {
+                        let target = fs::metadata(&path).ok();
+                        self.stamp(&path, true, target.as_ref().map(FileState::of));
+                    }
+                    if self.symlinks == SymlinkPolicy::Skip {
+                        self.symlink_skipped(&path);
+                        continue;
+                    }
+                    if let Some(found) = self.follow_file_link(path) {
+                        return SkillFileSearch::Found(Box::new(found));
+                    }
+                }
+                Ok(metadata) if !metadata.is_file() => {
+                    self.stamp(&path, false, Some(FileState::of_cap(&metadata)));
+                    self.not_regular(&path);
+                }
+                Ok(_) => {
+                    self.unreadable(&path, &error);
                     return SkillFileSearch::Unreadable;
                 }
-            };
-            self.stamp(&path, false, Some(&metadata));
-            let file_type = metadata.file_type();
-            if file_type.is_symlink() && self.stamps.is_some() {
-                let target = fs::metadata(&path).ok();
-                self.stamp(&path, true, target.as_ref());
-            }
-            if file_type.is_symlink() && self.symlinks == SymlinkPolicy::Skip {
-                self.symlink_skipped(&path);
-                continue;
-            }
-            if !file_type.is_symlink() && !file_type.is_file() {
-                self.not_regular(&path);
-                continue;
-            }
-            match skill_file::open(&path, file_type.is_symlink()) {
-                Ok(Opened::Regular(opened)) => {
-                    // A preferred name created later would take over: watch for it.
-                    for absent in &missing {
-                        self.stamp(absent, false, None);
-                    }
-                    return SkillFileSearch::Found(opened, path);
-                }
-                Ok(Opened::NotRegular) => self.not_regular(&path),
-                Err(error) if is_missing(&error) => self.broken_link(&path),
-                Err(error) => {
-                    self.unreadable(&path, &error);
+                Err(lookup) if open::is_absent(&lookup) => missing.push(path),
+                Err(lookup) => {
+                    // The directory itself cannot be searched.
+                    self.unreadable(directory_path, &lookup);
                     return SkillFileSearch::Unreadable;
                 }
             }
@@ -358,25 +579,55 @@ impl Walker {
         SkillFileSearch::None
     }
 
-    fn add_skill(&mut self, opened: skill_file::OpenFile, path: PathBuf, source: Source) {
-        if !self.seen_files.insert(opened.id) {
+    /// Follows a skill-file link (under `Follow`): that one file is the skill file; its folder
+    /// does not become readable.
+    fn follow_file_link(&mut self, link: PathBuf) -> Option<Found> {
+        let target = match open::resolve_link(&link) {
+            Ok(target) => target,
+            Err(error) => return self.link_failed(&link, &error),
+        };
+        match open::open_followed_file(&target) {
+            Ok(opened) if opened.metadata.is_file() => {
+                let id = FileId::of(&opened.metadata);
+                Some(Found {
+                    opened,
+                    path: link,
+                    file: SkillFile::Linked { target, id },
+                })
+            }
+            Ok(_) => {
+                self.not_regular(&link);
+                None
+            }
+            Err(error) => self.link_failed(&link, &error),
+        }
+    }
+
+    fn add_skill(&mut self, found: Found, pending: &Pending, directory_id: FileId) {
+        let Found { opened, path, file } = found;
+        if !self.seen_files.insert(FileId::of(&opened.metadata)) {
             return;
         }
-        let path = if opened.followed {
-            self.followed_file_target(path)
-        } else {
-            path
-        };
         let slot = self.slots.len();
         self.slots.push(Slot {
             path: path.clone(),
-            source,
+            directory: pending.path.clone(),
+            place: Place {
+                root: pending.root,
+                relative: pending.relative.clone(),
+                id: directory_id,
+                file,
+            },
+            source: pending.source,
             diagnostics_before: self.diagnostics.len(),
         });
         let max_bytes = self.limits.max_file_bytes;
         let job = Job {
             slot,
-            opened,
+            opened: OpenFile {
+                len: opened.metadata.len(),
+                file: opened.file,
+            },
             path,
             max_bytes,
         };
@@ -391,19 +642,6 @@ impl Walker {
         self.parsed.push((slot, parsed));
     }
 
-    /// A followed skill-file link is located at its target, whose directory becomes a read root.
-    fn followed_file_target(&mut self, link: PathBuf) -> PathBuf {
-        match fs::canonicalize(&link) {
-            Ok(target) => {
-                if let Some(parent) = target.parent() {
-                    self.add_read_root(parent.to_path_buf());
-                }
-                target
-            }
-            Err(_) => link,
-        }
-    }
-
     /// A symlink in a collection: its target directory under `Follow`, else nothing (reported).
     fn directory_link(&mut self, link: &Path) -> Option<PathBuf> {
         // A broken link is reported whatever the policy: it may have been meant as a skill folder.
@@ -414,17 +652,11 @@ impl Walker {
         if !metadata.is_dir() {
             return None;
         }
-        self.follow_directory_link(link)
-    }
-
-    /// Follows a link to a directory under `Follow` (adding the target to the read roots), or
-    /// reports it as skipped.
-    fn follow_directory_link(&mut self, link: &Path) -> Option<PathBuf> {
         if self.symlinks == SymlinkPolicy::Skip {
             self.symlink_skipped(link);
             return None;
         }
-        let target = match fs::canonicalize(link) {
+        let target = match open::resolve_link(link) {
             Ok(target) => target,
             Err(error) => return self.link_failed(link, &error),
         };
@@ -443,14 +675,7 @@ impl Walker {
             ));
             return None;
         }
-        self.add_read_root(target.clone());
         Some(target)
-    }
-
-    fn add_read_root(&mut self, root: PathBuf) {
-        if !self.read_roots.contains(&root) {
-            self.read_roots.push(root);
-        }
     }
 
     fn symlink_skipped(&mut self, link: &Path) {
@@ -469,8 +694,8 @@ impl Walker {
     }
 
     /// Reports a link that could not be resolved: broken, or unreadable.
-    fn link_failed(&mut self, link: &Path, error: &io::Error) -> Option<PathBuf> {
-        if is_missing(error) {
+    fn link_failed<T>(&mut self, link: &Path, error: &io::Error) -> Option<T> {
+        if open::is_absent(error) {
             self.broken_link(link);
         } else {
             self.unreadable(link, error);
@@ -500,26 +725,11 @@ impl Walker {
     }
 }
 
-/// The result of looking for a skill file in one directory.
-enum SkillFileSearch {
-    Found(skill_file::OpenFile, PathBuf),
-    /// A skill file exists but cannot be read (reported); the directory is still a skill.
-    Unreadable,
-    None,
-}
-
 fn unreadable(path: &Path, error: &io::Error) -> Diagnostic {
     Diagnostic::new(
         Severity::Error,
         DiagnosticCode::Unreadable,
         path,
         format!("cannot be read ({error}); check its permissions. Skills elsewhere are unaffected"),
-    )
-}
-
-fn is_missing(error: &io::Error) -> bool {
-    matches!(
-        error.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
     )
 }

@@ -4,6 +4,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::boundary::BoundaryError;
+use crate::error::{ErrorCode, error_json};
 
 /// Why a `read_file` call failed.
 ///
@@ -72,20 +73,20 @@ impl ReadError {
     /// A stable, machine-readable code: `missing_path`, `invalid_argument`, `outside_boundary`,
     /// `not_found`, `is_directory`, `not_regular_file`, `not_text`, `too_large` or `io`.
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::MissingPath => "missing_path",
-            Self::InvalidArgument { .. } => "invalid_argument",
+            Self::MissingPath => ErrorCode::MissingPath,
+            Self::InvalidArgument { .. } => ErrorCode::InvalidArgument,
             Self::Boundary(error) => error.code(),
-            Self::NotText { .. } => "not_text",
-            Self::TooLarge { .. } => "too_large",
-            Self::Io { .. } => "io",
+            Self::NotText { .. } => ErrorCode::NotText,
+            Self::TooLarge { .. } => ErrorCode::TooLarge,
+            Self::Io { .. } => ErrorCode::Io,
         }
     }
 
     /// The error as the JSON object a model sees: `{"error": code, "message": text}`.
     #[must_use]
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "error": self.code(), "message": self.to_string() })
+        error_json(self.code(), &self.to_string())
     }
 }

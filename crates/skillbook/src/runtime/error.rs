@@ -55,14 +55,14 @@ pub enum RuntimeError {
         max_bytes: usize,
     },
     /// A selected skill's file could not be read.
-    #[error("cannot read selected skill `{name}` at {}: {source}", path.display())]
+    #[error("cannot read skill `{name}` at {}: {source}", path.display())]
     SkillUnreadable {
         /// The skill.
         name: String,
         /// Its SKILL.md.
         path: PathBuf,
         /// What went wrong.
-        source: std::io::Error,
+        source: crate::read::ReadError,
     },
     /// Two skills share a name but not their content.
     #[error(

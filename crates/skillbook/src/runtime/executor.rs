@@ -1,20 +1,18 @@
-//! Executing the reader's tool calls: restricted disk reads, virtual `skill://` reads, the host
-//! policy, and the optional `activate_skill` fallback.
+//! Executing the reader's tool calls through the run's [`SkillReader`], the host policy, and the
+//! optional `activate_skill` fallback.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::boundary::{BoundaryError, ReadBoundary};
-use crate::catalog::escape_xml;
-use crate::read::{self, DEFAULT_LOOK_AHEAD_BYTES, KnownSkill, ReadError, ReadFile, ReadRequest};
-use crate::sources::{ProvidedSkill, SCHEME};
+use crate::error::{ErrorCode, error_json};
+use crate::format::SkillName;
+use crate::read::skill_instructions;
+use crate::reader::SkillReader;
 
 use super::messages::{ToolCall, ToolResult};
-use super::scope::ScopedSkill;
 
 /// The reader's canonical name; policies always see this name, even when the tool is aliased.
 pub const READ_FILE: &str = "read_file";
@@ -64,60 +62,36 @@ where
 }
 
 /// Executes the reader (and the fallback tool) for one run.
-pub(crate) struct SkillReader {
+pub(crate) struct Executor {
     name: String,
-    boundary: ReadBoundary,
-    known: Vec<KnownSkill>,
-    provided: BTreeMap<String, ProvidedSkill>,
-    activate: Option<BTreeMap<String, ScopedSkill>>,
+    reader: SkillReader,
+    /// The skills `activate_skill` offers, by name, with their directory as the marker shows it.
+    activate: Option<BTreeMap<SkillName, String>>,
     policy: Option<Arc<dyn ReadPolicy>>,
 }
 
-impl fmt::Debug for SkillReader {
+impl fmt::Debug for Executor {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter
-            .debug_struct("SkillReader")
+            .debug_struct("Executor")
             .field("name", &self.name)
-            .field("known", &self.known)
+            .field("reader", &self.reader)
             .finish_non_exhaustive()
     }
 }
 
-impl SkillReader {
-    /// A reader restricted to the directories of `exposed` (disk skills) and their memory
-    /// contents (provided skills).
+impl Executor {
+    /// An executor reading through `reader` (the exposed skills only); `activate` lists the
+    /// model-visible skills the fallback tool offers, with their directories.
     pub(crate) fn new(
         name: String,
-        exposed: &[&ScopedSkill],
-        activate: bool,
+        reader: SkillReader,
+        activate: Option<BTreeMap<SkillName, String>>,
         policy: Option<Arc<dyn ReadPolicy>>,
     ) -> Self {
-        let directories: Vec<PathBuf> = exposed
-            .iter()
-            .filter_map(|skill| match skill {
-                ScopedSkill::Disk(skill) => Some(skill.directory.clone()),
-                ScopedSkill::Provided(_) => None,
-            })
-            .collect();
-        let provided = exposed
-            .iter()
-            .filter_map(|skill| match skill {
-                ScopedSkill::Provided(skill) => Some((skill.name().to_owned(), skill.clone())),
-                ScopedSkill::Disk(_) => None,
-            })
-            .collect();
-        let activate = activate.then(|| {
-            exposed
-                .iter()
-                .filter(|skill| skill.is_model_visible())
-                .map(|skill| (skill.name().to_owned(), (*skill).clone()))
-                .collect()
-        });
-        SkillReader {
+        Executor {
             name,
-            boundary: ReadBoundary::skills(&directories),
-            known: exposed.iter().map(|skill| skill.known()).collect(),
-            provided,
+            reader,
             activate,
             policy,
         }
@@ -133,17 +107,11 @@ impl SkillReader {
 
     /// The reader's schema, and the fallback tool's when it is on.
     pub(crate) fn schemas(&self) -> Vec<Value> {
-        let mut schemas = vec![self.read_file().schema()];
+        let mut schemas = vec![self.reader.schema(&self.name)];
         if let Some(skills) = &self.activate {
             schemas.push(activate_schema(skills.keys()));
         }
         schemas
-    }
-
-    fn read_file(&self) -> ReadFile<'_> {
-        let mut tool = ReadFile::new(&self.boundary);
-        tool.name(&self.name).skills(self.known.iter().cloned());
-        tool
     }
 
     pub(crate) fn execute(&self, call: &ToolCall) -> ToolResult {
@@ -157,7 +125,7 @@ impl SkillReader {
                  host",
                 call.name, self.name
             );
-            return error_result(call, "unsupported_tool", &message);
+            return error_result(call, ErrorCode::UnsupportedTool, &message);
         };
         let policy_call = PolicyCall {
             tool: canonical,
@@ -169,12 +137,12 @@ impl SkillReader {
             .as_ref()
             .map(|policy| policy.check(&policy_call))
         {
-            return error_result(call, "denied", &reason);
+            return error_result(call, ErrorCode::Denied, &reason);
         }
         if canonical == ACTIVATE_SKILL {
             return self.activate(call);
         }
-        match self.read(&call.arguments) {
+        match self.reader.call(&call.arguments) {
             Ok(result) => ToolResult {
                 tool_call_id: call.id.clone(),
                 content: result.to_json().to_string(),
@@ -190,44 +158,6 @@ impl SkillReader {
         }
     }
 
-    fn read(&self, arguments: &Value) -> Result<read::ReadResult, ReadError> {
-        let request = read::arguments::parse(arguments)?;
-        request.validate()?;
-        match request
-            .path
-            .to_str()
-            .and_then(|path| path.strip_prefix(SCHEME))
-        {
-            Some(rest) => self.read_virtual(&request, rest),
-            None => self.read_file().read(&request),
-        }
-    }
-
-    /// Serves `skill://<name>/<file>` from memory; the disk is never touched.
-    fn read_virtual(
-        &self,
-        request: &ReadRequest,
-        rest: &str,
-    ) -> Result<read::ReadResult, ReadError> {
-        let not_found = || {
-            ReadError::Boundary(BoundaryError::NotFound {
-                path: request.path.clone(),
-            })
-        };
-        let (name, file) = rest.split_once('/').ok_or_else(not_found)?;
-        let skill = self.provided.get(name).ok_or_else(not_found)?;
-        let bytes = skill.file(file).ok_or_else(not_found)?;
-        let marker = (file == "SKILL.md")
-            .then(|| KnownSkill::new(skill.name(), skill.uri(), skill.directory_uri()));
-        read::segment(
-            bytes,
-            Path::new(&request.path),
-            request,
-            DEFAULT_LOOK_AHEAD_BYTES,
-            marker.as_ref(),
-        )
-    }
-
     fn activate(&self, call: &ToolCall) -> ToolResult {
         let arguments = match &call.arguments {
             Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
@@ -237,41 +167,36 @@ impl SkillReader {
         let skill = self
             .activate
             .as_ref()
-            .and_then(|skills| skills.get(requested.trim()));
-        let Some(skill) = skill else {
+            .and_then(|skills| skills.get_key_value(requested.trim()));
+        let Some((name, directory)) = skill else {
             let message = format!(
                 "no skill named `{requested}`; pass one of the names listed in the tool's `name` enum"
             );
-            return error_result(call, "not_found", &message);
+            return error_result(call, ErrorCode::NotFound, &message);
         };
-        match skill.text(ACTIVATE_MAX_BYTES) {
-            Ok(text) => ToolResult {
+        match self.reader.skill_text(name, ACTIVATE_MAX_BYTES) {
+            Ok((text, _)) => ToolResult {
                 tool_call_id: call.id.clone(),
-                content: format!(
-                    "<skill_instructions name=\"{}\" dir=\"{}\">\n{}\n</skill_instructions>",
-                    escape_xml(skill.name()),
-                    escape_xml(&skill.directory()),
-                    text.trim_end()
-                ),
+                content: skill_instructions(name, directory, text.trim_end()),
                 is_error: false,
-                skill: Some(skill.name().to_owned()),
+                skill: Some(name.to_string()),
             },
-            Err(error) => error_result(call, "io", &error.to_string()),
+            Err(error) => error_result(call, error.code(), &error.to_string()),
         }
     }
 }
 
-fn error_result(call: &ToolCall, code: &str, message: &str) -> ToolResult {
+fn error_result(call: &ToolCall, code: ErrorCode, message: &str) -> ToolResult {
     ToolResult {
         tool_call_id: call.id.clone(),
-        content: json!({"error": code, "message": message}).to_string(),
+        content: error_json(code, message).to_string(),
         is_error: true,
         skill: None,
     }
 }
 
-fn activate_schema<'a>(names: impl Iterator<Item = &'a String>) -> Value {
-    let names: Vec<&String> = names.collect();
+fn activate_schema<'a>(names: impl Iterator<Item = &'a SkillName>) -> Value {
+    let names: Vec<&str> = names.map(SkillName::as_str).collect();
     json!({
         "type": "function",
         "function": {

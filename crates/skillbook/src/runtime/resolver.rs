@@ -105,8 +105,9 @@ impl Scope {
         self
     }
 
-    /// The discovery this scope runs.
-    pub(crate) fn discovery(&self) -> Discovery {
+    /// The discovery this scope runs (its roots, namespaces, home and symlink policy).
+    #[must_use]
+    pub fn discovery(&self) -> Discovery {
         let mut discovery = Discovery::new(&self.workspace);
         discovery
             .namespaces(self.namespaces.iter().cloned())

@@ -1,30 +1,39 @@
-//! Resolving a [`Scope`] into the skills of one run: discovery, enabled names, provided skills.
+//! Resolving a [`Scope`] into the skills of one run: discovery, enabled names, provided skills,
+//! and the one reader every read of those skills goes through.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde_json::{Map, Value};
+
 use crate::catalog::CatalogEntry;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::{Discovered, DiscoveryCache, Limits};
+use crate::format::{SkillName, name_key};
 use crate::paths;
-use crate::read::KnownSkill;
-use crate::skill::{Skill, name_key};
+use crate::reader::SkillReader;
+use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
+use crate::uri;
 
 use super::RuntimeError;
 use super::resolver::Scope;
 
-/// A skill of one run: on disk (shared with the discovery cache) or in memory.
+/// A skill of a resolved scope: found on disk (shared with the discovery result) or held in
+/// memory.
 #[derive(Debug, Clone)]
-pub(crate) enum ScopedSkill {
+#[non_exhaustive]
+pub enum ScopedSkill {
+    /// A discovered skill.
     Disk(DiskSkill),
+    /// A skill held in memory (handed in, embedded, or from an archive).
     Provided(ProvidedSkill),
 }
 
 /// A discovered skill, by position in a shared discovery result.
 #[derive(Debug, Clone)]
-pub(crate) struct DiskSkill {
+pub struct DiskSkill {
     found: Arc<Discovered>,
     index: usize,
 }
@@ -38,26 +47,51 @@ impl std::ops::Deref for DiskSkill {
 }
 
 impl ScopedSkill {
-    pub(crate) fn name(&self) -> &str {
+    /// The name.
+    #[must_use]
+    pub fn name(&self) -> &SkillName {
         match self {
             ScopedSkill::Disk(skill) => &skill.name,
             ScopedSkill::Provided(skill) => skill.name(),
         }
     }
 
-    pub(crate) fn key(&self) -> String {
-        name_key(self.name())
+    /// The description.
+    #[must_use]
+    pub fn description(&self) -> &str {
+        match self {
+            ScopedSkill::Disk(skill) => &skill.description,
+            ScopedSkill::Provided(skill) => skill.description(),
+        }
     }
 
-    pub(crate) fn is_model_visible(&self) -> bool {
+    /// Every front matter field, as written.
+    #[must_use]
+    pub fn front_matter(&self) -> &Map<String, Value> {
+        match self {
+            ScopedSkill::Disk(skill) => &skill.front_matter,
+            ScopedSkill::Provided(skill) => skill.front_matter(),
+        }
+    }
+
+    /// The key under which names collide.
+    pub(crate) fn key(&self) -> String {
+        self.name().key()
+    }
+
+    /// Whether the model may see it in the catalog (not `disable-model-invocation`).
+    #[must_use]
+    pub fn is_model_visible(&self) -> bool {
         match self {
             ScopedSkill::Disk(skill) => skill.is_model_visible(),
             ScopedSkill::Provided(skill) => !skill.disable_model_invocation(),
         }
     }
 
-    /// The absolute path of the skill file, or its `skill://` URI.
-    pub(crate) fn location(&self) -> String {
+    /// Where a reader finds its SKILL.md: the absolute path of the skill file, or its
+    /// `skill://` URI.
+    #[must_use]
+    pub fn location(&self) -> String {
         match self {
             ScopedSkill::Disk(skill) => skill.path.display().to_string(),
             ScopedSkill::Provided(skill) => skill.uri(),
@@ -65,111 +99,137 @@ impl ScopedSkill {
     }
 
     /// The skill directory, or its `skill://<name>` URI.
-    pub(crate) fn directory(&self) -> String {
+    #[must_use]
+    pub fn directory(&self) -> String {
         match self {
             ScopedSkill::Disk(skill) => skill.directory.display().to_string(),
             ScopedSkill::Provided(skill) => skill.directory_uri(),
         }
     }
 
-    pub(crate) fn entry(&self) -> CatalogEntry<'_> {
+    /// `skill://<name>/SKILL.md`: how the skill is addressed by URI, wherever it lives.
+    #[must_use]
+    pub fn uri(&self) -> String {
+        uri::skill_file(self.name())
+    }
+
+    /// The skill as the catalog lists it.
+    #[must_use]
+    pub fn entry(&self) -> CatalogEntry<'_> {
         match self {
             ScopedSkill::Disk(skill) => CatalogEntry::from(&**skill),
             ScopedSkill::Provided(skill) => CatalogEntry::from(skill),
         }
     }
-
-    pub(crate) fn known(&self) -> KnownSkill {
-        match self {
-            ScopedSkill::Disk(skill) => KnownSkill::from(&**skill),
-            ScopedSkill::Provided(skill) => {
-                KnownSkill::new(skill.name(), skill.uri(), skill.directory_uri())
-            }
-        }
-    }
-
-    /// The whole SKILL.md text, at most `max_bytes` of it from disk.
-    pub(crate) fn text(&self, max_bytes: u64) -> Result<String, RuntimeError> {
-        match self {
-            ScopedSkill::Disk(skill) => {
-                skill
-                    .read_text(max_bytes)
-                    .map(|(text, _)| text)
-                    .map_err(|source| RuntimeError::SkillUnreadable {
-                        name: skill.name.clone(),
-                        path: skill.path.clone(),
-                        source,
-                    })
-            }
-            ScopedSkill::Provided(skill) => Ok(skill.skill_md().to_owned()),
-        }
-    }
 }
 
-/// The skills of one run.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Resolved {
-    pub(crate) skills: Vec<ScopedSkill>,
-    pub(crate) diagnostics: Vec<Diagnostic>,
+/// What a [`Scope`] resolved to: its skills (discovered, then provided, names unique), the
+/// problems met, and a reader over every one of them.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ResolvedScope {
+    /// The skills, discovered ones first in discovery order, then provided ones.
+    pub skills: Vec<ScopedSkill>,
+    /// Problems met while discovering.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The discovery the disk skills come from.
+    pub found: Arc<Discovered>,
+    /// Reads every skill of the scope (manual-only ones included); narrow it with
+    /// [`SkillReader::only`].
+    pub reader: SkillReader,
 }
 
-impl Resolved {
-    pub(crate) fn get(&self, name: &str) -> Option<&ScopedSkill> {
+impl ResolvedScope {
+    /// The skill with this name (compared ignoring case).
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&ScopedSkill> {
         let key = name_key(name);
         self.skills.iter().find(|skill| skill.key() == key)
     }
 }
 
-/// Discovers the scope's roots, keeps the enabled names, and merges the provided skills.
-pub(crate) fn resolve(scope: &Scope, cache: &DiscoveryCache) -> Result<Resolved, RuntimeError> {
-    let discovery = scope.discovery();
-    let found = cache.discover(&discovery);
-    let enabled = scope
-        .enabled
-        .as_ref()
-        .map(|names| names.iter().map(|name| name_key(name)).collect::<Vec<_>>());
-    let is_enabled = |name: &str| {
-        enabled
+impl Scope {
+    /// Discovers this scope's roots (through `cache`), keeps the enabled names, and adds the
+    /// provided skills.
+    ///
+    /// # Errors
+    ///
+    /// [`RuntimeError::DuplicateSkill`], [`RuntimeError::ProvidedOutsideRoots`] or
+    /// [`RuntimeError::ProvidedTooLarge`] for provided skills.
+    pub fn resolve(&self, cache: &DiscoveryCache) -> Result<ResolvedScope, RuntimeError> {
+        self.resolve_found(cache.discover(&self.discovery()))
+    }
+
+    /// [`Scope::resolve`] with a discovery already made (for example by a watcher) of
+    /// [`Scope::discovery`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Scope::resolve`].
+    pub fn resolve_found(&self, found: Arc<Discovered>) -> Result<ResolvedScope, RuntimeError> {
+        let enabled = self
+            .enabled
             .as_ref()
-            .is_none_or(|keys| keys.contains(&name_key(name)))
-    };
-    let mut skills: Vec<ScopedSkill> = (0..found.skills.len())
-        .filter(|&index| is_enabled(&found.skills[index].name))
-        .map(|index| {
-            ScopedSkill::Disk(DiskSkill {
-                found: Arc::clone(&found),
-                index,
+            .map(|names| names.iter().map(|name| name_key(name)).collect::<Vec<_>>());
+        let is_enabled = |name: &str| {
+            enabled
+                .as_ref()
+                .is_none_or(|keys| keys.contains(&name_key(name)))
+        };
+        let mut skills: Vec<ScopedSkill> = (0..found.skills.len())
+            .filter(|&index| is_enabled(&found.skills[index].name))
+            .map(|index| {
+                ScopedSkill::Disk(DiskSkill {
+                    found: Arc::clone(&found),
+                    index,
+                })
             })
-        })
-        .collect();
-    let mut index: HashMap<String, usize> = skills
-        .iter()
-        .enumerate()
-        .map(|(position, skill)| (skill.key(), position))
-        .collect();
-    for provided in &scope.provided {
-        if !is_enabled(provided.name()) {
-            continue;
-        }
-        check_provided(provided, discovery.workspace(), &found.read_roots)?;
-        let key = name_key(provided.name());
-        if let Some(&position) = index.get(&key) {
-            if same_content(&skills[position], provided)? {
+            .collect();
+        let disk_reader = reader(&found, &skills);
+        let mut index: HashMap<String, usize> = skills
+            .iter()
+            .enumerate()
+            .map(|(position, skill)| (skill.key(), position))
+            .collect();
+        for provided in &self.provided {
+            if !is_enabled(provided.name()) {
                 continue;
             }
-            return Err(RuntimeError::DuplicateSkill {
-                name: provided.name().to_owned(),
-                first: skills[position].location(),
-                second: provided.uri(),
-            });
+            check_provided(provided, &self.workspace, &found.read_roots)?;
+            let key = provided.name().key();
+            if let Some(&position) = index.get(&key) {
+                if same_content(&skills[position], provided, &disk_reader)? {
+                    continue;
+                }
+                return Err(RuntimeError::DuplicateSkill {
+                    name: provided.name().to_string(),
+                    first: skills[position].location(),
+                    second: provided.uri(),
+                });
+            }
+            index.insert(key, skills.len());
+            skills.push(ScopedSkill::Provided(provided.clone()));
         }
-        index.insert(key, skills.len());
-        skills.push(ScopedSkill::Provided(provided.clone()));
+        let reader = reader(&found, &skills);
+        Ok(ResolvedScope {
+            skills,
+            diagnostics: found.diagnostics.clone(),
+            reader,
+            found,
+        })
     }
-    Ok(Resolved {
-        skills,
-        diagnostics: found.diagnostics.clone(),
-    })
+}
+
+/// A reader over `skills` (which all come from `found` or from memory).
+fn reader(found: &Discovered, skills: &[ScopedSkill]) -> SkillReader {
+    let mut builder = SkillReader::builder(found);
+    for skill in skills {
+        match skill {
+            ScopedSkill::Disk(skill) => builder.skill(skill),
+            ScopedSkill::Provided(skill) => builder.provided(skill.clone()),
+        };
+    }
+    builder.build()
 }
 
 /// A provided skill pointing at a file must lie under a declared root, and fit the size limit.
@@ -181,7 +241,7 @@ fn check_provided(
     let limit = Limits::default().max_file_bytes;
     if provided.skill_md().len() as u64 > limit {
         return Err(RuntimeError::ProvidedTooLarge {
-            name: provided.name().to_owned(),
+            name: provided.name().to_string(),
             bytes: provided.skill_md().len(),
             limit,
         });
@@ -189,23 +249,38 @@ fn check_provided(
     let Some(file) = provided.source_file() else {
         return Ok(());
     };
-    let file = paths::absolute_against(workspace, file);
+    let workspace = paths::absolute_against(&paths::current_dir(), workspace);
+    let file = paths::absolute_against(&workspace, file);
     if read_roots.iter().any(|root| file.starts_with(root)) {
         Ok(())
     } else {
         Err(RuntimeError::ProvidedOutsideRoots {
-            name: provided.name().to_owned(),
+            name: provided.name().to_string(),
             path: file,
         })
     }
 }
 
-fn same_content(existing: &ScopedSkill, provided: &ProvidedSkill) -> Result<bool, RuntimeError> {
+/// Whether a provided skill repeats one already in scope: the same text, and no other files.
+fn same_content(
+    existing: &ScopedSkill,
+    provided: &ProvidedSkill,
+    disk: &SkillReader,
+) -> Result<bool, RuntimeError> {
     Ok(match existing {
         ScopedSkill::Provided(other) => other.same_content(provided),
-        ScopedSkill::Disk(_) => {
-            provided.files().next().is_none()
-                && existing.text(Limits::default().max_file_bytes)? == provided.skill_md()
+        ScopedSkill::Disk(skill) => {
+            if provided.files().next().is_some() {
+                return Ok(false);
+            }
+            let (text, _) = disk
+                .skill_text(&skill.name, Limits::default().max_file_bytes)
+                .map_err(|source| RuntimeError::SkillUnreadable {
+                    name: skill.name.to_string(),
+                    path: skill.path.clone(),
+                    source,
+                })?;
+            text == provided.skill_md()
         }
     })
 }

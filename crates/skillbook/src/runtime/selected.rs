@@ -1,14 +1,15 @@
 //! Path 2: skills the host names for one run, injected as a context item before the history.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::catalog::escape_xml;
 use crate::discovery::Limits;
+use crate::format::name_key;
 use crate::frontmatter;
-use crate::skill::name_key;
+use crate::reader::SkillReader;
 
 use super::messages::ContextItem;
-use super::scope::{Resolved, ScopedSkill};
+use super::scope::{ResolvedScope, ScopedSkill};
 use super::{RuntimeError, SelectedLimits};
 
 pub(super) const NOTE: &str = include_str!("selected_note.md");
@@ -17,7 +18,7 @@ pub(super) const NOTE: &str = include_str!("selected_note.md");
 ///
 /// Fails on the first unknown name or over-size skill, before any model call.
 pub(super) fn select<'a>(
-    resolved: &'a Resolved,
+    resolved: &'a ResolvedScope,
     names: &[String],
     limits: SelectedLimits,
 ) -> Result<(Vec<&'a ScopedSkill>, Option<ContextItem>), RuntimeError> {
@@ -34,7 +35,7 @@ pub(super) fn select<'a>(
                 name: name.trim().to_owned(),
                 available: available(resolved),
             })?;
-        bodies.push(wrapped_body(skill, limits)?);
+        bodies.push(wrapped_body(skill, &resolved.reader, limits)?);
         chosen.push(skill);
     }
     if chosen.is_empty() {
@@ -49,13 +50,20 @@ pub(super) fn select<'a>(
         role: "user",
         content,
         skill_content: true,
-        skills: chosen.iter().map(|skill| skill.name().to_owned()).collect(),
+        skills: chosen
+            .iter()
+            .map(|skill| skill.name().to_string())
+            .collect(),
     };
     Ok((chosen, Some(item)))
 }
 
-fn available(resolved: &Resolved) -> String {
-    let names: Vec<&str> = resolved.skills.iter().map(ScopedSkill::name).collect();
+fn available(resolved: &ResolvedScope) -> String {
+    let names: Vec<&str> = resolved
+        .skills
+        .iter()
+        .map(|skill| skill.name().as_str())
+        .collect();
     if names.is_empty() {
         "no skills are in scope".to_owned()
     } else {
@@ -64,13 +72,23 @@ fn available(resolved: &Resolved) -> String {
 }
 
 /// The skill's body (front matter removed) in its `<selected_skill>` wrapper, size-checked.
-fn wrapped_body(skill: &ScopedSkill, limits: SelectedLimits) -> Result<String, RuntimeError> {
-    let text = skill.text(Limits::default().max_file_bytes)?;
+fn wrapped_body(
+    skill: &ScopedSkill,
+    reader: &SkillReader,
+    limits: SelectedLimits,
+) -> Result<String, RuntimeError> {
+    let (text, _) = reader
+        .skill_text(skill.name(), Limits::default().max_file_bytes)
+        .map_err(|source| RuntimeError::SkillUnreadable {
+            name: skill.name().to_string(),
+            path: PathBuf::from(skill.location()),
+            source,
+        })?;
     let body = body_of(&text);
     let (chars, bytes) = (body.chars().count(), body.len());
     if chars > limits.max_chars || bytes > limits.max_bytes {
         return Err(RuntimeError::SkillTooLarge {
-            name: skill.name().to_owned(),
+            name: skill.name().to_string(),
             chars,
             bytes,
             max_chars: limits.max_chars,

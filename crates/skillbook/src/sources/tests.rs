@@ -1,4 +1,5 @@
 use super::*;
+use crate::format::NameError;
 use std::io::{Cursor, Write};
 
 use zip::write::SimpleFileOptions;
@@ -20,7 +21,7 @@ fn parse_reads_name_description_and_flag() {
     assert_eq!(skill.origin(), Origin::Provided);
     let from_heading = ProvidedSkill::parse("# notes\nTake notes.\n").unwrap();
     assert_eq!(
-        (from_heading.name(), from_heading.description()),
+        (from_heading.name().as_str(), from_heading.description()),
         ("notes", "Take notes.")
     );
 }
@@ -29,13 +30,17 @@ fn parse_reads_name_description_and_flag() {
 fn parse_refuses_skills_without_a_usable_name() {
     assert!(matches!(
         ProvidedSkill::parse("just text\n"),
-        Err(SourceError::Name { .. })
+        Err(SourceError::Name(NameError::Empty))
     ));
-    let error = ProvidedSkill::parse("---\nname: two words\n---\n").unwrap_err();
-    assert!(
-        error.to_string().contains("`two words` cannot be used"),
-        "{error}"
+    let error = ProvidedSkill::parse("---\nname: pdf/forms\n---\n").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "provided skill has no usable name: the name `pdf/forms` holds a `/`, which would split \
+         its `skill://` address; use a name like `my-skill`"
     );
+    // Any name discovery accepts is accepted, and its URI is encoded.
+    let spaced = ProvidedSkill::parse("---\nname: two words\n---\n").unwrap();
+    assert_eq!(spaced.uri(), "skill://two%20words/SKILL.md");
 }
 
 #[test]
@@ -72,7 +77,7 @@ fn embedded_skills_follow_the_leaf_rule_and_keep_their_files() {
     static EXAMPLES: include_dir::Dir<'_> =
         include_dir::include_dir!("$CARGO_MANIFEST_DIR/../../examples/skills");
     let skills = from_embedded(&EXAMPLES).unwrap();
-    let names: Vec<&str> = skills.iter().map(ProvidedSkill::name).collect();
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name().as_str()).collect();
     assert_eq!(names, ["code-review", "incident-runbook", "release-notes"]);
     assert!(
         skills
@@ -109,7 +114,7 @@ fn zip_skills_are_read_in_place_with_the_leaf_rule() {
         ("README.md", b"not a skill"),
     ]);
     let skills = from_zip(archive, ArchiveLimits::default()).unwrap();
-    let names: Vec<&str> = skills.iter().map(ProvidedSkill::name).collect();
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name().as_str()).collect();
     assert_eq!(names, ["lower-case", "pdf"]);
     let files: Vec<&str> = skills[1].files().map(|(path, _)| path).collect();
     assert_eq!(files, ["forms/guide.md", "nested/SKILL.md"]);

@@ -4,8 +4,8 @@
 use std::io;
 use std::path::Path;
 
+use crate::boundary::open;
 use crate::diagnostic::{Diagnostic, DiagnosticCode};
-use crate::discovery::skill_file;
 use crate::frontmatter::{self, SkillDocument};
 
 /// A skill file's text and what the reader made of it.
@@ -29,7 +29,7 @@ pub(super) fn read(
     max_bytes: u64,
     follow_link: bool,
 ) -> Result<SourceFile, ReadFailure> {
-    let (bytes, len) = skill_file::read_prefix(path, follow_link, max_bytes)
+    let (bytes, len) = open::read_named_file(path, follow_link, max_bytes)
         .map_err(ReadFailure::Io)?
         .ok_or(ReadFailure::NotRegular)?;
     let truncated = len > max_bytes;

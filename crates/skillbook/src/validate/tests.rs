@@ -487,7 +487,7 @@ fn severities_by_class_and_mode() {
     ];
     for (code, expected) in table {
         let found = [Mode::Lenient, Mode::Standard, Mode::Strict]
-            .map(|mode| severity(code, mode, Severity::Info).map(Severity::as_str));
+            .map(|mode| crate::format::severity(code, mode, Severity::Info).map(Severity::as_str));
         assert_eq!(found, expected, "{code}");
     }
 }
@@ -495,9 +495,9 @@ fn severities_by_class_and_mode() {
 #[test]
 fn lenient_findings_leave_out_the_readers_own_diagnostics() {
     let path = Path::new("/skills/s/SKILL.md");
-    let document = frontmatter::parse(path, "---\nname: S\ndescription: a: b\n---\n");
+    let document = crate::frontmatter::parse(path, "---\nname: S\ndescription: a: b\n---\n");
     assert_eq!(
-        summarize(&lenient_findings(path, &document)),
+        summarize(&crate::format::lenient_findings(path, &document)),
         [
             warning("name_not_lowercase", 2, 7),
             warning("name_directory_mismatch", 2, 7)

@@ -1,5 +1,6 @@
 use super::*;
 use crate::discovery::Home;
+use crate::format::SkillName;
 use std::fs;
 use std::sync::mpsc::RecvTimeoutError;
 
@@ -24,14 +25,20 @@ fn found(root: &Path, skills: &[(&str, &str)]) -> Discovered {
     let mut found = discovery.discover();
     // Paths differ between temporary directories; compare by name and content only.
     for skill in &mut found.skills {
-        skill.path = PathBuf::from(&skill.name);
-        skill.directory = PathBuf::from(&skill.name);
+        skill.path = PathBuf::from(skill.name.as_str());
+        skill.directory = PathBuf::from(skill.name.as_str());
+        skill.place = crate::skill::Place::nowhere();
     }
     found
 }
 
 fn changes(added: &[&str], removed: &[&str], changed: &[&str]) -> Changes {
-    let owned = |names: &[&str]| names.iter().map(|name| name.to_string()).collect();
+    let owned = |names: &[&str]| {
+        names
+            .iter()
+            .map(|name| SkillName::new(name).unwrap())
+            .collect()
+    };
     Changes {
         added: owned(added),
         removed: owned(removed),

@@ -51,7 +51,7 @@ impl Fixture {
         found
             .skills
             .iter()
-            .map(|skill| (skill.name.clone(), skill.description.clone()))
+            .map(|skill| (skill.name.to_string(), skill.description.clone()))
             .collect()
     }
 

@@ -116,7 +116,7 @@ fn mismatch_hint(name: &str, directory: &str, suggestion: &str) -> String {
 }
 
 /// Whether an NFKC-normalised name passes every rule but the directory's.
-fn is_valid(name: &str) -> bool {
+pub(super) fn is_valid(name: &str) -> bool {
     !name.is_empty()
         && name.chars().count() <= MAX_NAME_CHARACTERS
         && name

@@ -1,4 +1,5 @@
-//! The `skill://` URIs of served skills and their files.
+//! The `skill://` URIs of skills and their files: one encoding rule for the runtime, the
+//! sources and the MCP server.
 //!
 //! A skill named `pdf` is served at `skill://pdf/SKILL.md`; each of its files at
 //! `skill://pdf/<path relative to the skill directory>`, with `/` between segments; its
@@ -6,6 +7,16 @@
 //! directory itself). Every segment is percent-encoded except the unreserved characters
 //! `A–Z a–z 0–9 - . _ ~`, so a file name holding a space, `%`, `?`, `#` or a backslash stays one
 //! segment.
+//!
+//! ```
+//! use skillbook::uri::{self, SkillUri};
+//!
+//! assert_eq!(uri::skill_file("pdf"), "skill://pdf/SKILL.md");
+//! assert_eq!(uri::resource("my notes", "refs/a b.md"), "skill://my%20notes/refs/a%20b.md");
+//! let parsed = SkillUri::parse("skill://my%20notes/refs/a%20b.md")?;
+//! assert_eq!((parsed.name.as_str(), parsed.relative.as_str()), ("my notes", "refs/a b.md"));
+//! # Ok::<(), skillbook::uri::UriError>(())
+//! ```
 //!
 //! Incoming URIs are parsed strictly: the scheme must be `skill://`; a query, a fragment, an empty
 //! segment inside the path, a malformed escape, a segment that decodes to `.`, `..` or holds `/`
@@ -17,10 +28,10 @@ use std::fmt;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
 /// The scheme every served URI starts with.
-pub(crate) const SCHEME: &str = "skill://";
+pub const SCHEME: &str = "skill://";
 
 /// The segment of every skill's instructions, whatever the file is called on disk.
-pub(crate) const SKILL_FILE: &str = "SKILL.md";
+pub const SKILL_FILE: &str = "SKILL.md";
 
 /// Everything but the unreserved characters of RFC 3986 is encoded.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
@@ -29,15 +40,23 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
+/// `skill://<name>`, a skill's directory.
+#[must_use]
+pub fn directory(name: &str) -> String {
+    resource(name, "")
+}
+
 /// `skill://<name>/SKILL.md`.
-pub(crate) fn skill_file(name: &str) -> String {
+#[must_use]
+pub fn skill_file(name: &str) -> String {
     resource(name, SKILL_FILE)
 }
 
 /// `skill://<name>/<relative>`, or `skill://<name>` for the skill directory itself.
 ///
 /// `relative` is a `/`-separated path of file names.
-pub(crate) fn resource(name: &str, relative: &str) -> String {
+#[must_use]
+pub fn resource(name: &str, relative: &str) -> String {
     let mut uri = String::from(SCHEME);
     uri.extend(utf8_percent_encode(name, SEGMENT));
     for segment in relative.split('/').filter(|segment| !segment.is_empty()) {
@@ -49,12 +68,12 @@ pub(crate) fn resource(name: &str, relative: &str) -> String {
 
 /// A parsed `skill://` URI: a skill name and a path inside the skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SkillUri {
+pub struct SkillUri {
     /// The decoded skill name.
-    pub(crate) name: String,
+    pub name: String,
     /// The decoded path segments below the skill directory, joined by `/` (empty for the
     /// directory itself).
-    pub(crate) relative: String,
+    pub relative: String,
 }
 
 impl SkillUri {
@@ -63,7 +82,7 @@ impl SkillUri {
     /// # Errors
     ///
     /// [`UriError`] naming the first rule the URI breaks.
-    pub(crate) fn parse(uri: &str) -> Result<Self, UriError> {
+    pub fn parse(uri: &str) -> Result<Self, UriError> {
         let rest = uri
             .get(..SCHEME.len())
             .filter(|scheme| scheme.eq_ignore_ascii_case(SCHEME))
@@ -105,7 +124,8 @@ fn decode(segment: &str) -> Result<String, UriError> {
 
 /// Why a URI is not a `skill://` URI this server can parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum UriError {
+#[non_exhaustive]
+pub enum UriError {
     /// The URI does not start with `skill://`.
     Scheme,
     /// The URI has a query or a fragment.
@@ -121,6 +141,8 @@ pub(crate) enum UriError {
     /// A segment decodes to a string holding a NUL byte.
     NulByte,
 }
+
+impl std::error::Error for UriError {}
 
 impl fmt::Display for UriError {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,0 +1,385 @@
+//! The one place where skillbook opens anything on disk for skills: roots, skill folders and
+//! skill files, for discovery and for every reader alike.
+//!
+//! Everything here works on handles. A root is reached from an *anchor* — a directory the user
+//! named (the workspace, the home directory, the parent of an extra root), opened by its path —
+//! and then one component at a time, each opened beneath the previous handle without following a
+//! symbolic link. A skill folder is reached the same way beneath its root's handle, and its
+//! identity (device and inode) is compared with what discovery recorded. A file is opened beneath
+//! the verified skill-folder handle, where cap-std (`openat2` with `RESOLVE_BENEATH` where the
+//! kernel has it) refuses any link that leaves the folder. Nothing is resolved by path and then
+//! trusted, so whatever is swapped in while a read is under way, nothing outside is served.
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsSyncExt};
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, File, Metadata, OpenOptions};
+
+/// Folders never searched by discovery and never served from inside a skill folder.
+pub const NEVER_SERVED: [&str; 2] = [".git", "node_modules"];
+
+/// Whether a file name is one of [`NEVER_SERVED`].
+pub(crate) fn is_never_served(name: &OsStr) -> bool {
+    NEVER_SERVED.iter().any(|never| name == *never)
+}
+
+/// Identity of a file or directory: its device and inode, so the same object reached by two
+/// paths (overlapping roots, hard links) is recognised, and a replaced one is noticed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct FileId {
+    device: u64,
+    inode: u64,
+}
+
+impl FileId {
+    /// An identity from its parts (for tests).
+    #[cfg(test)]
+    pub(crate) fn of_parts(device: u64, inode: u64) -> Self {
+        FileId { device, inode }
+    }
+
+    /// The identity of what `metadata` describes (read from an open handle).
+    pub(crate) fn of(metadata: &impl cap_fs_ext::MetadataExt) -> Self {
+        FileId {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+        }
+    }
+}
+
+/// How a root is reached: an anchor opened by its path, then components opened one at a time
+/// beneath it without following links.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Anchor {
+    /// The directory the user named; opened by path (links on the way to it are the user's).
+    pub(crate) base: PathBuf,
+    /// The components from the base to the root, each a plain file name.
+    pub(crate) components: Vec<OsString>,
+}
+
+impl Anchor {
+    /// A root reached from `base` through the path `relative` (normal components only; anything
+    /// else makes the whole path the base).
+    pub(crate) fn beneath(base: &Path, relative: &Path) -> Self {
+        let mut components = Vec::new();
+        for component in relative.components() {
+            match component {
+                Component::Normal(name) => components.push(name.to_os_string()),
+                Component::CurDir => {}
+                _ => return Anchor::of_path(&base.join(relative)),
+            }
+        }
+        Anchor {
+            base: base.to_path_buf(),
+            components,
+        }
+    }
+
+    /// A root named by its own path: the parent is the base and the last component is opened
+    /// beneath it (the root `/` is its own base).
+    pub(crate) fn of_path(path: &Path) -> Self {
+        match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => Anchor {
+                base: parent.to_path_buf(),
+                components: vec![name.to_os_string()],
+            },
+            _ => Anchor::exactly(path),
+        }
+    }
+
+    /// A directory opened by its own path, with no component beneath (a followed link's target).
+    pub(crate) fn exactly(path: &Path) -> Self {
+        Anchor {
+            base: path.to_path_buf(),
+            components: Vec::new(),
+        }
+    }
+
+    /// The path the anchor leads to.
+    pub(crate) fn path(&self) -> PathBuf {
+        let mut path = self.base.clone();
+        path.extend(&self.components);
+        path
+    }
+}
+
+/// Why [`open_anchored`] stopped.
+#[derive(Debug)]
+pub(crate) enum AnchorFailure {
+    /// Nothing is there, or something that is not a directory: not a root.
+    Absent,
+    /// The component at `path` is a symbolic link; `rest` are the components after it.
+    Link { path: PathBuf, rest: Vec<OsString> },
+    /// The directory at `path` exists but cannot be opened.
+    Io { path: PathBuf, source: io::Error },
+}
+
+/// Opens the root an anchor leads to: the base by path, then every component beneath the
+/// previous handle without following a link.
+pub(crate) fn open_anchored(anchor: &Anchor) -> Result<Dir, AnchorFailure> {
+    let mut directory = match open_ambient_dir(&anchor.base) {
+        Ok(directory) => directory,
+        Err(error) if is_absent(&error) => return Err(AnchorFailure::Absent),
+        Err(source) => {
+            return Err(AnchorFailure::Io {
+                path: anchor.base.clone(),
+                source,
+            });
+        }
+    };
+    let mut path = anchor.base.clone();
+    for (position, component) in anchor.components.iter().enumerate() {
+        path.push(component);
+        directory = match directory.open_dir_nofollow(component) {
+            Ok(next) => next,
+            Err(error) => {
+                return Err(match directory.symlink_metadata(component) {
+                    Ok(metadata) if metadata.is_symlink() => AnchorFailure::Link {
+                        path,
+                        rest: anchor.components[position + 1..].to_vec(),
+                    },
+                    Ok(metadata) if !metadata.is_dir() => AnchorFailure::Absent,
+                    Err(lookup) if is_absent(&lookup) => AnchorFailure::Absent,
+                    _ => AnchorFailure::Io {
+                        path,
+                        source: error,
+                    },
+                });
+            }
+        };
+    }
+    Ok(directory)
+}
+
+/// Opens a directory the user named, by its path (following links: they are the user's).
+pub(crate) fn open_ambient_dir(path: &Path) -> io::Result<Dir> {
+    Dir::open_ambient_dir(path, ambient_authority())
+}
+
+/// Opens the directory `name` beneath `parent`, refusing a symbolic link.
+pub(crate) fn open_dir_beneath(parent: &Dir, name: &OsStr) -> io::Result<Dir> {
+    parent.open_dir_nofollow(name)
+}
+
+/// Opens the directory at `relative` beneath `root`, one component at a time, refusing every
+/// symbolic link on the way. An empty `relative` gives a second handle on `root` itself.
+pub(crate) fn open_dir_path(root: &Dir, relative: &Path) -> io::Result<Dir> {
+    let mut components = relative
+        .components()
+        .filter_map(|component| match component {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        });
+    let Some(first) = components.next() else {
+        return root.try_clone();
+    };
+    let mut directory = root.open_dir_nofollow(first)?;
+    for name in components {
+        directory = directory.open_dir_nofollow(name)?;
+    }
+    Ok(directory)
+}
+
+/// A regular file or something else, opened without blocking.
+pub(crate) struct Opened {
+    pub(crate) file: fs::File,
+    pub(crate) metadata: Metadata,
+}
+
+impl Opened {
+    fn new(file: File) -> io::Result<Self> {
+        let metadata = file.metadata()?;
+        Ok(Opened {
+            file: file.into_std(),
+            metadata,
+        })
+    }
+}
+
+/// Opens `name` in `directory` for reading without following a final symbolic link and
+/// without blocking (a FIFO opens at once; the caller inspects [`Opened::metadata`]).
+pub(crate) fn open_file_nofollow(directory: &Dir, name: &OsStr) -> io::Result<Opened> {
+    let mut options = OpenOptions::new();
+    options.read(true).follow(FollowSymlinks::No).nonblock(true);
+    Opened::new(directory.open_with(name, &options)?)
+}
+
+/// Opens a file by its absolute path, following links, without blocking: only for the target of
+/// a skill-file link the user chose to follow, whose identity the caller then checks.
+pub(crate) fn open_followed_file(path: &Path) -> io::Result<Opened> {
+    let mut options = OpenOptions::new();
+    options.read(true).nonblock(true);
+    let file = File::open_ambient_with(path, &options, ambient_authority())?;
+    Opened::new(file)
+}
+
+/// Resolves a link the user chose to follow to the absolute path of its final target.
+pub(crate) fn resolve_link(path: &Path) -> io::Result<PathBuf> {
+    fs::canonicalize(path)
+}
+
+/// Whether cap-std refused an open because it would leave the directory it was opened beneath.
+///
+/// cap-std reports every escape (including `openat2`'s `EXDEV`) as a `PermissionDenied` error
+/// that carries no operating-system code; a real `EACCES` carries one.
+pub(crate) fn is_escape(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::PermissionDenied && error.raw_os_error().is_none()
+}
+
+/// Whether an error means nothing (or not a directory) is at the path.
+pub(crate) fn is_absent(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+/// Why [`open_verified`] refused a root.
+#[derive(Debug)]
+pub(crate) enum VerifyFailure {
+    /// Nothing, a link, or another directory than the one recorded is there now.
+    Changed,
+    /// The directory is there but cannot be opened or inspected.
+    Io(io::Error),
+}
+
+/// Opens the root an anchor leads to and checks that it is the directory `id` names.
+pub(crate) fn open_verified(anchor: &Anchor, id: FileId) -> Result<Dir, VerifyFailure> {
+    let directory = match open_anchored(anchor) {
+        Ok(directory) => directory,
+        Err(AnchorFailure::Io { source, .. }) => return Err(VerifyFailure::Io(source)),
+        Err(AnchorFailure::Absent | AnchorFailure::Link { .. }) => {
+            return Err(VerifyFailure::Changed);
+        }
+    };
+    verify(directory, id)
+}
+
+/// Keeps `directory` only when it is the one `id` names.
+pub(crate) fn verify(directory: Dir, id: FileId) -> Result<Dir, VerifyFailure> {
+    let metadata = directory.dir_metadata().map_err(VerifyFailure::Io)?;
+    if FileId::of(&metadata) == id {
+        Ok(directory)
+    } else {
+        Err(VerifyFailure::Changed)
+    }
+}
+
+/// The most symbolic links followed while resolving one path inside a skill folder.
+const MAX_LINKS: usize = 40;
+
+/// Why [`resolve_beneath`] refused a path.
+#[derive(Debug)]
+pub(crate) enum Resolve {
+    /// A link leads out of the directory, or the path enters a folder that is never served.
+    Escape,
+    /// Too many links in a row.
+    TooManyLinks,
+}
+
+/// Resolves `relative` beneath `directory` the way the kernel would, but lexically and one
+/// component at a time: each symbolic link is read and replaced by its target, which must stay
+/// beneath `directory` and out of the [`NEVER_SERVED`] folders. The result holds no link (at the
+/// moment it was resolved) and is opened with [`open_resolved`], which follows none, so a link
+/// swapped in afterwards makes the open fail instead of leading anywhere.
+///
+/// Components that do not exist are kept as they are; opening them says they are missing.
+pub(crate) fn resolve_beneath(directory: &Dir, relative: &Path) -> Result<PathBuf, Resolve> {
+    let mut pending: Vec<OsString> = Vec::new();
+    push_components(&mut pending, relative)?;
+    pending.reverse();
+    let mut resolved = PathBuf::new();
+    let mut links = 0;
+    while let Some(name) = pending.pop() {
+        if is_never_served(&name) {
+            return Err(Resolve::Escape);
+        }
+        let candidate = resolved.join(&name);
+        let is_link = directory
+            .symlink_metadata(&candidate)
+            .is_ok_and(|metadata| metadata.is_symlink());
+        if !is_link {
+            resolved = candidate;
+            continue;
+        }
+        links += 1;
+        if links > MAX_LINKS {
+            return Err(Resolve::TooManyLinks);
+        }
+        let target = directory
+            .read_link_contents(&candidate)
+            .map_err(|_| Resolve::Escape)?;
+        if target.has_root() {
+            return Err(Resolve::Escape);
+        }
+        // The rest of the path now follows the link's target, from the link's folder.
+        let mut rest: Vec<OsString> = Vec::new();
+        push_components(&mut rest, &resolved.join(target))?;
+        resolved = PathBuf::new();
+        pending.extend(rest.into_iter().rev());
+    }
+    Ok(resolved)
+}
+
+/// Appends the normal components of `path` to `stack`, applying `.` and `..` lexically; a `..`
+/// above the start is an escape.
+fn push_components(stack: &mut Vec<OsString>, path: &Path) -> Result<(), Resolve> {
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => stack.push(name.to_os_string()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                stack.pop().ok_or(Resolve::Escape)?;
+            }
+            Component::RootDir | Component::Prefix(_) => return Err(Resolve::Escape),
+        }
+    }
+    Ok(())
+}
+
+/// Opens a link-free `relative` path beneath `directory`: every folder on the way and the file
+/// itself without following a link, and without blocking.
+pub(crate) fn open_resolved(directory: &Dir, relative: &Path) -> io::Result<Opened> {
+    let (Some(parent), Some(name)) = (relative.parent(), relative.file_name()) else {
+        return Err(io::Error::from(io::ErrorKind::IsADirectory));
+    };
+    if parent.as_os_str().is_empty() {
+        return open_file_nofollow(directory, name);
+    }
+    let folder = open_dir_path(directory, parent)?;
+    open_file_nofollow(&folder, name)
+}
+
+/// The first `max_bytes` of a regular file the user named by its path, and its full length;
+/// `Ok(None)` when it is not a regular file. Never blocks on a FIFO; follows a final link only
+/// when asked.
+pub(crate) fn read_named_file(
+    path: &Path,
+    follow_link: bool,
+    max_bytes: u64,
+) -> io::Result<Option<(Vec<u8>, u64)>> {
+    use std::io::Read;
+    let mut options = OpenOptions::new();
+    options.read(true).nonblock(true).follow(if follow_link {
+        FollowSymlinks::Yes
+    } else {
+        FollowSymlinks::No
+    });
+    let opened = Opened::new(File::open_ambient_with(
+        path,
+        &options,
+        ambient_authority(),
+    )?)?;
+    if !opened.metadata.is_file() {
+        return Ok(None);
+    }
+    let len = opened.metadata.len();
+    let capacity = usize::try_from(len.min(max_bytes)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
+    opened.file.take(max_bytes).read_to_end(&mut bytes)?;
+    Ok(Some((bytes, len)))
+}

@@ -1,0 +1,883 @@
+//! The skill reader: how every surface — the runtime's tools, `skillbook read --restricted`,
+//! `skillbook show`, host-selected skills and the MCP server — reads a skill's files.
+//!
+//! A [`SkillReader`] is built from what discovery found (and from skills held in memory). It
+//! holds at most one directory handle per read root, opened the first time a read needs it,
+//! never one per skill, and finds a path's skill through a map keyed by skill folder (a lookup
+//! per path component, not a scan). Each read then goes:
+//!
+//! 1. **Which skill.** `skill://<name>/<file>` names a skill directly; a path is made absolute
+//!    (a relative path resolves against the only skill folder, and is refused as ambiguous when
+//!    there are several) and its skill is the deepest folder that holds it. A path in no exposed
+//!    skill is [`BoundaryError::OutsideBoundary`] — so a manual-only sibling that was not
+//!    exposed stays unreadable.
+//! 2. **The folder, verified.** The skill folder is opened beneath its root's handle one
+//!    component at a time without following a link, and must be the directory discovery
+//!    recorded (device and inode); otherwise [`BoundaryError::SkillChanged`]. The root's handle
+//!    was checked the same way when it was opened.
+//! 3. **The file, beneath the folder.** Links inside the folder are followed only while they
+//!    stay in it (a link into a sibling skill leaves it, and is refused), `.git` and
+//!    `node_modules` are never served, and the file is opened without following any link at the
+//!    moment of opening and without blocking. Only regular files are read.
+//! 4. **Followed links** (`--symlinks follow`): a followed directory link is a root of its own,
+//!    opened on demand and checked by identity, never held; a followed skill-file link is that
+//!    one file, also checked by identity — its folder does not become readable.
+//!
+//! Skills held in memory are served from memory and never touch the disk.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use cap_std::fs::Dir;
+use serde_json::Value;
+
+use crate::boundary::open::{self, FileId, Opened, Resolve, VerifyFailure};
+use crate::boundary::{BoundaryError, DirectoryEntry, EntryKind, check_regular};
+use crate::discovery::cache::FileState;
+use crate::discovery::{Discovered, RootRecord};
+use crate::format::{SkillName, name_key};
+use crate::paths;
+use crate::read::{
+    self, DEFAULT_LOOK_AHEAD_BYTES, DEFAULT_MAX_FILE_BYTES, ReadError, ReadRequest, ReadResult,
+};
+use crate::skill::{Place, Skill, SkillFile};
+use crate::sources::ProvidedSkill;
+use crate::uri::{self, SKILL_FILE, SkillUri};
+
+/// Reads skills' files through the boundary; see the [module docs](self) for the rules.
+///
+/// Cheap to clone: clones share the root handles. [`SkillReader::only`] makes a narrower reader
+/// (for example the model-visible skills only) that shares them too.
+///
+/// ```
+/// use skillbook::reader::SkillReader;
+/// use skillbook::{Discovery, Home};
+///
+/// let workspace = tempfile::tempdir()?;
+/// let skill = workspace.path().join(".agents/skills/pdf");
+/// std::fs::create_dir_all(&skill)?;
+/// std::fs::write(skill.join("SKILL.md"), "---\nname: pdf\ndescription: Fill forms.\n---\nSteps.\n")?;
+/// std::fs::write(skill.join("forms.md"), "Form help.\n")?;
+///
+/// let found = Discovery::new(workspace.path()).home(Home::Off).discover();
+/// let reader = SkillReader::new(&found);
+/// // The only skill: relative paths resolve against its folder.
+/// let result = reader.call(&serde_json::json!({"path": "SKILL.md"}))?;
+/// assert_eq!(result.skill.as_deref(), Some("pdf")); // the compaction marker
+/// let forms = reader.call(&serde_json::json!({"path": "skill://pdf/forms.md"}))?;
+/// assert_eq!(forms.content, "Form help.");
+/// assert_eq!(reader.call(&serde_json::json!({"path": "/etc/passwd"})).unwrap_err().code(), "outside_boundary");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct SkillReader {
+    roots: Arc<[ReaderRoot]>,
+    view: Arc<View>,
+    max_file_bytes: Option<u64>,
+    look_ahead_bytes: u64,
+}
+
+impl fmt::Debug for SkillReader {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("SkillReader")
+            .field("roots", &self.roots.len())
+            .field("skills", &self.view.entries.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A read root and, once a read needed it, its verified handle.
+struct ReaderRoot {
+    record: RootRecord,
+    handle: OnceLock<Dir>,
+}
+
+/// The skills a reader exposes.
+#[derive(Default)]
+struct View {
+    entries: Vec<Entry>,
+    by_directory: HashMap<PathBuf, usize>,
+    by_key: HashMap<String, usize>,
+}
+
+/// One exposed skill.
+#[derive(Clone)]
+struct Entry {
+    name: SkillName,
+    model_visible: bool,
+    body: Body,
+}
+
+#[derive(Clone)]
+enum Body {
+    Disk {
+        directory: PathBuf,
+        /// The skill file's name in its folder (`SKILL.md` or `skill.md`).
+        file_name: OsString,
+        place: Place,
+    },
+    Memory(ProvidedSkill),
+}
+
+impl Entry {
+    /// The directory as the marker and the catalog show it: a path, or `skill://<name>`.
+    fn directory_label(&self) -> String {
+        match &self.body {
+            Body::Disk { directory, .. } => directory.display().to_string(),
+            Body::Memory(_) => uri::directory(&self.name),
+        }
+    }
+}
+
+/// Builds a [`SkillReader`]: the roots come from one discovery, the skills from it and from
+/// memory.
+pub struct ReaderBuilder<'a> {
+    found: &'a Discovered,
+    entries: Vec<Entry>,
+}
+
+impl fmt::Debug for ReaderBuilder<'_> {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("ReaderBuilder")
+            .field("skills", &self.entries.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> ReaderBuilder<'a> {
+    /// Exposes a skill of the discovery the builder was made from. Default: none.
+    pub fn skill(&mut self, skill: &Skill) -> &mut Self {
+        self.entries.push(Entry {
+            name: skill.name.clone(),
+            model_visible: skill.is_model_visible(),
+            body: Body::Disk {
+                directory: skill.directory.clone(),
+                file_name: skill
+                    .path
+                    .file_name()
+                    .map_or_else(|| SKILL_FILE.into(), ToOwned::to_owned),
+                place: skill.place.clone(),
+            },
+        });
+        self
+    }
+
+    /// Exposes several skills of the discovery; see [`ReaderBuilder::skill`].
+    pub fn skills<'s>(&mut self, skills: impl IntoIterator<Item = &'s Skill>) -> &mut Self {
+        for skill in skills {
+            self.skill(skill);
+        }
+        self
+    }
+
+    /// Exposes a skill held in memory, served as `skill://<name>/…`.
+    pub fn provided(&mut self, skill: ProvidedSkill) -> &mut Self {
+        self.entries.push(Entry {
+            name: skill.name().clone(),
+            model_visible: !skill.disable_model_invocation(),
+            body: Body::Memory(skill),
+        });
+        self
+    }
+
+    /// The reader. Nothing is opened yet: each root is opened (and checked) the first time a
+    /// read needs it. Of two skills with the same name (ignoring case) the first is kept.
+    #[must_use]
+    pub fn build(&self) -> SkillReader {
+        let roots: Arc<[ReaderRoot]> = self
+            .found
+            .roots
+            .iter()
+            .map(|record| ReaderRoot {
+                record: record.clone(),
+                handle: OnceLock::new(),
+            })
+            .collect();
+        SkillReader {
+            roots,
+            view: Arc::new(View::of(self.entries.iter().cloned())),
+            max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
+            look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
+        }
+    }
+}
+
+impl View {
+    fn of(entries: impl IntoIterator<Item = Entry>) -> Self {
+        let mut view = View::default();
+        for entry in entries {
+            let key = entry.name.key();
+            if view.by_key.contains_key(&key) {
+                continue;
+            }
+            let position = view.entries.len();
+            if let Body::Disk { directory, .. } = &entry.body {
+                view.by_directory.insert(directory.clone(), position);
+            }
+            view.by_key.insert(key, position);
+            view.entries.push(entry);
+        }
+        view
+    }
+
+    fn by_name(&self, name: &str) -> Option<&Entry> {
+        self.by_key
+            .get(&name_key(name))
+            .and_then(|&position| self.entries.get(position))
+    }
+
+    /// The directory relative paths resolve against: the only disk skill's folder.
+    fn base(&self) -> Base<'_> {
+        match self.entries.as_slice() {
+            [] => Base::None,
+            [
+                Entry {
+                    body: Body::Disk { directory, .. },
+                    ..
+                },
+            ] => Base::One(directory),
+            _ => Base::Several,
+        }
+    }
+}
+
+enum Base<'a> {
+    None,
+    One(&'a Path),
+    Several,
+}
+
+/// A file a [`SkillReader`] opened: on disk, or held in memory. Read it with [`Read`].
+#[derive(Debug)]
+pub struct SkillFileReader {
+    path: String,
+    size: u64,
+    marker: Option<(SkillName, String)>,
+    version: Option<FileVersion>,
+    content: Content,
+}
+
+/// What a file on disk was when it was opened: device, inode, size and times. Two opens give
+/// equal versions only when the file was not replaced or written in between (to the
+/// resolution of the file system's clock), so a digest can be cached by version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileVersion(FileState);
+
+#[derive(Debug)]
+enum Content {
+    Disk(std::fs::File),
+    Memory(io::Cursor<MemoryBytes>),
+}
+
+#[derive(Debug, Clone)]
+enum MemoryBytes {
+    Text(Arc<str>),
+    Bytes(Arc<[u8]>),
+}
+
+impl AsRef<[u8]> for MemoryBytes {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            MemoryBytes::Text(text) => text.as_bytes(),
+            MemoryBytes::Bytes(bytes) => bytes,
+        }
+    }
+}
+
+impl SkillFileReader {
+    /// The file as results name it: its absolute path, or its `skill://` URI.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Its size in bytes when it was opened.
+    #[must_use]
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The skill whose `SKILL.md` this is, if it is one.
+    #[must_use]
+    pub fn skill(&self) -> Option<&SkillName> {
+        self.marker.as_ref().map(|(name, _)| name)
+    }
+
+    /// The version of a file on disk; `None` for a file held in memory.
+    #[must_use]
+    pub fn version(&self) -> Option<FileVersion> {
+        self.version
+    }
+}
+
+impl Read for SkillFileReader {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        match &mut self.content {
+            Content::Disk(file) => file.read(buffer),
+            Content::Memory(cursor) => cursor.read(buffer),
+        }
+    }
+}
+
+impl SkillReader {
+    /// A reader over every skill `found` holds.
+    #[must_use]
+    pub fn new(found: &Discovered) -> Self {
+        Self::builder(found).skills(&found.skills).build()
+    }
+
+    /// A builder whose roots are those of `found`, exposing no skill yet.
+    #[must_use]
+    pub fn builder(found: &Discovered) -> ReaderBuilder<'_> {
+        ReaderBuilder {
+            found,
+            entries: Vec::new(),
+        }
+    }
+
+    /// A reader exposing only the skills `keep` accepts (sharing this reader's root handles).
+    #[must_use]
+    pub fn only(&self, keep: impl Fn(&SkillName, bool) -> bool) -> SkillReader {
+        let entries = self
+            .view
+            .entries
+            .iter()
+            .filter(|entry| keep(&entry.name, entry.model_visible))
+            .cloned();
+        SkillReader {
+            roots: Arc::clone(&self.roots),
+            view: Arc::new(View::of(entries)),
+            max_file_bytes: self.max_file_bytes,
+            look_ahead_bytes: self.look_ahead_bytes,
+        }
+    }
+
+    /// Sets the read tool's size limit in bytes; `None` disables it (default
+    /// [`DEFAULT_MAX_FILE_BYTES`]).
+    pub fn max_file_bytes(&mut self, limit: Option<u64>) -> &mut Self {
+        self.max_file_bytes = limit;
+        self
+    }
+
+    /// Sets how many bytes past a segment the read tool scans to learn `totalLines` (default
+    /// [`DEFAULT_LOOK_AHEAD_BYTES`]).
+    pub fn look_ahead_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.look_ahead_bytes = bytes;
+        self
+    }
+
+    /// The names of the exposed skills, in the order they were added.
+    pub fn names(&self) -> impl Iterator<Item = &SkillName> {
+        self.view.entries.iter().map(|entry| &entry.name)
+    }
+
+    /// Whether a skill with this name (ignoring case) is exposed.
+    #[must_use]
+    pub fn contains(&self, name: &str) -> bool {
+        self.view.by_name(name).is_some()
+    }
+
+    /// The name of the skill file of `name` in its folder: `SKILL.md`, or `skill.md` when that
+    /// is what the folder holds (skills in memory always have `SKILL.md`).
+    #[must_use]
+    pub fn skill_file_name(&self, name: &str) -> Option<&std::ffi::OsStr> {
+        self.view.by_name(name).map(|entry| match &entry.body {
+            Body::Disk { file_name, .. } => file_name.as_os_str(),
+            Body::Memory(_) => std::ffi::OsStr::new(SKILL_FILE),
+        })
+    }
+
+    /// Whether no skill is exposed.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.view.entries.is_empty()
+    }
+
+    /// Opens a file of an exposed skill for reading: an absolute path, a path relative to the
+    /// only skill's folder, or a `skill://<name>/<file>` URI.
+    ///
+    /// # Errors
+    ///
+    /// [`BoundaryError::NulByte`], [`BoundaryError::RelativePath`] (several skills),
+    /// [`BoundaryError::OutsideBoundary`] (in no exposed skill, a link that leaves its skill, a
+    /// `.git` or `node_modules` folder), [`BoundaryError::SkillChanged`],
+    /// [`BoundaryError::NotFound`], [`BoundaryError::IsDirectory`],
+    /// [`BoundaryError::NotRegularFile`] and [`BoundaryError::Io`].
+    pub fn open(&self, path: &Path) -> Result<SkillFileReader, BoundaryError> {
+        let located = self.locate(path)?;
+        self.open_located(&located)
+    }
+
+    /// Opens the file at `relative` (`/`-separated) in the skill `name`; `SKILL.md` is the
+    /// skill file whatever it is called on disk.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillReader::open`]; an unknown name is [`BoundaryError::NotFound`].
+    pub fn open_in(&self, name: &str, relative: &str) -> Result<SkillFileReader, BoundaryError> {
+        let entry = self
+            .view
+            .by_name(name)
+            .ok_or_else(|| not_found(uri::resource(name, relative)))?;
+        let located = Located::by_uri(entry, relative)?;
+        self.open_located(&located)
+    }
+
+    /// The entries of the directory `relative` (`/`-separated; empty for the skill folder) of
+    /// the skill `name`, sorted by name. Links are listed as links, never followed; `.git` and
+    /// `node_modules` are left out.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillReader::open_in`]; a path that is not a directory is [`BoundaryError::Io`]
+    /// (disk) or [`BoundaryError::NotFound`] (memory).
+    pub fn list_directory(
+        &self,
+        name: &str,
+        relative: &str,
+    ) -> Result<Vec<DirectoryEntry>, BoundaryError> {
+        let entry = self
+            .view
+            .by_name(name)
+            .ok_or_else(|| not_found(uri::resource(name, relative)))?;
+        let label = || uri::resource(&entry.name, relative);
+        let relative = relative_path(relative).ok_or(BoundaryError::OutsideBoundary)?;
+        match &entry.body {
+            Body::Memory(skill) => {
+                memory_listing(skill, &relative).ok_or_else(|| not_found(label()))
+            }
+            Body::Disk {
+                place, directory, ..
+            } => {
+                let folder = self.folder(place, directory)?;
+                if relative
+                    .components()
+                    .any(|component| open::is_never_served(component.as_os_str()))
+                {
+                    return Err(BoundaryError::OutsideBoundary);
+                }
+                let path = directory.join(&relative);
+                let failure = |source: io::Error| disk_failure(&path, source);
+                let listed = open::open_dir_path(&folder, &relative).map_err(failure)?;
+                let mut entries = Vec::new();
+                for item in listed.entries().map_err(failure)? {
+                    let item = item.map_err(failure)?;
+                    let name = item.file_name();
+                    if open::is_never_served(&name) {
+                        continue;
+                    }
+                    let kind = EntryKind::of(item.file_type().map_err(failure)?);
+                    entries.push(DirectoryEntry { name, kind });
+                }
+                entries.sort_by(|left, right| left.name.cmp(&right.name));
+                Ok(entries)
+            }
+        }
+    }
+
+    /// The text of the skill file of `name`, at most `max_bytes` of it (invalid UTF-8 replaced);
+    /// the flag says whether it was cut.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillReader::open_in`], and [`ReadError::Io`] when reading fails.
+    pub fn skill_text(&self, name: &str, max_bytes: u64) -> Result<(String, bool), ReadError> {
+        let opened = self.open_in(name, SKILL_FILE)?;
+        let size = opened.size;
+        let path = PathBuf::from(&opened.path);
+        let mut bytes = Vec::with_capacity(usize::try_from(size.min(max_bytes)).unwrap_or(0));
+        opened
+            .take(max_bytes)
+            .read_to_end(&mut bytes)
+            .map_err(|source| ReadError::Io { path, source })?;
+        let cut = size > max_bytes;
+        Ok((String::from_utf8_lossy(&bytes).into_owned(), cut))
+    }
+
+    /// The read tool's definition under `name` (see [`read::schema`]).
+    #[must_use]
+    pub fn schema(&self, name: &str) -> Value {
+        read::schema(name)
+    }
+
+    /// Runs one `read_file` call with the model's arguments.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::ReadFile::call`]: one [`ReadError`] per failure, each with its own code.
+    pub fn call(&self, arguments: &Value) -> Result<ReadResult, ReadError> {
+        self.read(&read::arguments::parse(arguments)?)
+    }
+
+    /// Runs one call and returns the JSON a model sees: the result, or `{"error", "message"}`.
+    #[must_use]
+    pub fn call_json(&self, arguments: &Value) -> Value {
+        match self.call(arguments) {
+            Ok(result) => result.to_json(),
+            Err(error) => error.to_json(),
+        }
+    }
+
+    /// Runs one read from typed values: a segment of the file, with the compaction marker when
+    /// it is a skill's `SKILL.md`.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillReader::call`].
+    pub fn read(&self, request: &ReadRequest) -> Result<ReadResult, ReadError> {
+        request.validate()?;
+        let opened = self.open(&request.path)?;
+        if let Some(limit) = self.max_file_bytes
+            && opened.size > limit
+        {
+            return Err(ReadError::TooLarge {
+                size: opened.size,
+                limit,
+                path: PathBuf::from(&opened.path),
+            });
+        }
+        let path = opened.path.clone();
+        let marker = opened.marker.clone();
+        // A file that grows while it is read is read only up to the limit.
+        let reader = opened.take(self.max_file_bytes.unwrap_or(u64::MAX));
+        read::segment(
+            reader,
+            &path,
+            request,
+            self.look_ahead_bytes,
+            marker
+                .as_ref()
+                .map(|(name, directory)| (name.as_str(), directory.as_str())),
+        )
+    }
+
+    /// Which exposed skill `path` belongs to, and where in it.
+    fn locate(&self, path: &Path) -> Result<Located<'_>, BoundaryError> {
+        if path.as_os_str().as_encoded_bytes().contains(&0) {
+            return Err(BoundaryError::NulByte);
+        }
+        if let Some(text) = path.to_str()
+            && text
+                .get(..uri::SCHEME.len())
+                .is_some_and(|scheme| scheme.eq_ignore_ascii_case(uri::SCHEME))
+        {
+            let parsed = SkillUri::parse(text).map_err(|_| BoundaryError::OutsideBoundary)?;
+            let entry = self
+                .view
+                .by_name(&parsed.name)
+                .ok_or_else(|| not_found(text.to_owned()))?;
+            return Located::by_uri(entry, &parsed.relative);
+        }
+        let absolute = match (path.is_absolute(), self.view.base()) {
+            (true, _) => paths::absolute_against(Path::new("/"), path),
+            (false, Base::One(base)) => paths::absolute_against(base, path),
+            (false, Base::Several) => {
+                return Err(BoundaryError::RelativePath {
+                    path: path.to_path_buf(),
+                });
+            }
+            (false, Base::None) => return Err(BoundaryError::OutsideBoundary),
+        };
+        let entry = absolute
+            .ancestors()
+            .find_map(|folder| self.view.by_directory.get(folder))
+            .and_then(|&position| self.view.entries.get(position))
+            .ok_or(BoundaryError::OutsideBoundary)?;
+        let Body::Disk { directory, .. } = &entry.body else {
+            return Err(BoundaryError::OutsideBoundary);
+        };
+        let relative = absolute
+            .strip_prefix(directory)
+            .map_err(|_| BoundaryError::OutsideBoundary)?
+            .to_path_buf();
+        Ok(Located {
+            entry,
+            display: absolute.display().to_string(),
+            relative,
+        })
+    }
+
+    fn open_located(&self, located: &Located<'_>) -> Result<SkillFileReader, BoundaryError> {
+        let entry = located.entry;
+        match &entry.body {
+            Body::Memory(skill) => {
+                let relative = located.relative.to_string_lossy();
+                let content = if relative == SKILL_FILE {
+                    MemoryBytes::Text(skill.skill_md_shared())
+                } else {
+                    match skill.file_shared(&relative) {
+                        Some(bytes) => MemoryBytes::Bytes(bytes),
+                        None if memory_listing(skill, &located.relative).is_some() => {
+                            return Err(BoundaryError::IsDirectory {
+                                path: PathBuf::from(&located.display),
+                            });
+                        }
+                        None => return Err(not_found(located.display.clone())),
+                    }
+                };
+                Ok(SkillFileReader {
+                    path: located.display.clone(),
+                    size: content.as_ref().len() as u64,
+                    marker: (relative == SKILL_FILE)
+                        .then(|| (entry.name.clone(), entry.directory_label())),
+                    version: None,
+                    content: Content::Memory(io::Cursor::new(content)),
+                })
+            }
+            Body::Disk {
+                directory,
+                file_name,
+                place,
+            } => {
+                let is_skill_file = located.relative.as_os_str() == file_name.as_os_str();
+                let opened = self.open_disk(place, directory, &located.relative, is_skill_file)?;
+                let display = PathBuf::from(&located.display);
+                check_regular(opened.metadata.file_type(), display)?;
+                Ok(SkillFileReader {
+                    path: located.display.clone(),
+                    size: opened.metadata.len(),
+                    marker: is_skill_file.then(|| (entry.name.clone(), entry.directory_label())),
+                    version: Some(FileVersion(FileState::of_cap(&opened.metadata))),
+                    content: Content::Disk(opened.file),
+                })
+            }
+        }
+    }
+
+    fn open_disk(
+        &self,
+        place: &Place,
+        directory: &Path,
+        relative: &Path,
+        is_skill_file: bool,
+    ) -> Result<Opened, BoundaryError> {
+        let path = directory.join(relative);
+        if relative.as_os_str().is_empty() {
+            return Err(BoundaryError::IsDirectory { path });
+        }
+        let folder = self.folder(place, directory)?;
+        if let (true, SkillFile::Linked { target, id }) = (is_skill_file, &place.file) {
+            let opened =
+                open::open_followed_file(target).map_err(|source| disk_failure(&path, source))?;
+            if FileId::of(&opened.metadata) != *id {
+                return Err(BoundaryError::SkillChanged {
+                    path: directory.to_path_buf(),
+                });
+            }
+            return Ok(opened);
+        }
+        let resolved = match open::resolve_beneath(&folder, relative) {
+            Ok(resolved) => resolved,
+            Err(Resolve::Escape) => return Err(BoundaryError::OutsideBoundary),
+            Err(Resolve::TooManyLinks) => {
+                return Err(BoundaryError::Io {
+                    path,
+                    source: io::Error::other("too many levels of symbolic links"),
+                });
+            }
+        };
+        match open::open_resolved(&folder, &resolved) {
+            Ok(opened) => Ok(opened),
+            Err(error) => Err(self.open_failure(&folder, &resolved, path, error)),
+        }
+    }
+
+    /// Words a failed open: a link appearing where resolution saw none is a refusal; a socket is
+    /// named as such.
+    fn open_failure(
+        &self,
+        folder: &Dir,
+        resolved: &Path,
+        path: PathBuf,
+        error: io::Error,
+    ) -> BoundaryError {
+        match folder.symlink_metadata(resolved) {
+            // Swapped in after the path was resolved: never followed.
+            Ok(metadata) if metadata.is_symlink() => BoundaryError::OutsideBoundary,
+            Ok(metadata) if !metadata.is_file() => {
+                match check_regular(metadata.file_type(), path) {
+                    Err(refusal) => refusal,
+                    Ok(()) => BoundaryError::OutsideBoundary,
+                }
+            }
+            _ => disk_failure(&path, error),
+        }
+    }
+
+    /// The verified handle of a skill folder.
+    fn folder(&self, place: &Place, directory: &Path) -> Result<Dir, BoundaryError> {
+        let changed = || BoundaryError::SkillChanged {
+            path: directory.to_path_buf(),
+        };
+        let root = self.roots.get(place.root).ok_or_else(changed)?;
+        let verified = |failure: VerifyFailure| match failure {
+            VerifyFailure::Changed => changed(),
+            VerifyFailure::Io(source) => BoundaryError::Io {
+                path: root.record.path.clone(),
+                source,
+            },
+        };
+        let opened = if root.record.followed {
+            let handle =
+                open::open_verified(&root.record.anchor, root.record.id).map_err(verified)?;
+            open::open_dir_path(&handle, &place.relative)
+        } else {
+            let handle = match root.handle.get() {
+                Some(handle) => handle,
+                None => {
+                    let handle = open::open_verified(&root.record.anchor, root.record.id)
+                        .map_err(verified)?;
+                    // Two reads racing here both open it; one handle is kept.
+                    let _ = root.handle.set(handle);
+                    root.handle.get().ok_or_else(changed)?
+                }
+            };
+            open::open_dir_path(handle, &place.relative)
+        };
+        let folder = opened.map_err(|error| match error.kind() {
+            io::ErrorKind::PermissionDenied if error.raw_os_error().is_some() => {
+                BoundaryError::Io {
+                    path: directory.to_path_buf(),
+                    source: error,
+                }
+            }
+            _ if is_out_of_resources(&error) => BoundaryError::Io {
+                path: directory.to_path_buf(),
+                source: error,
+            },
+            _ => changed(),
+        })?;
+        open::verify(folder, place.id).map_err(|failure| match failure {
+            VerifyFailure::Changed => changed(),
+            VerifyFailure::Io(source) => BoundaryError::Io {
+                path: directory.to_path_buf(),
+                source,
+            },
+        })
+    }
+}
+
+/// Where a requested file lies: its skill, the path inside it, and how results name it.
+struct Located<'a> {
+    entry: &'a Entry,
+    /// The path below the skill folder (for memory skills, `/`-separated).
+    relative: PathBuf,
+    /// The absolute path, or the `skill://` URI, as results show it.
+    display: String,
+}
+
+impl<'a> Located<'a> {
+    /// A file named by a `skill://` URI's path inside its skill.
+    fn by_uri(entry: &'a Entry, relative: &str) -> Result<Self, BoundaryError> {
+        let path = relative_path(relative).ok_or(BoundaryError::OutsideBoundary)?;
+        let (relative, display) = match &entry.body {
+            Body::Disk { file_name, .. } if relative == SKILL_FILE => {
+                (PathBuf::from(file_name), uri::skill_file(&entry.name))
+            }
+            _ => (path, uri::resource(&entry.name, relative)),
+        };
+        Ok(Located {
+            entry,
+            relative,
+            display,
+        })
+    }
+}
+
+/// A `/`-separated relative path as a path of normal components; `None` when it holds
+/// anything else (`..`, an absolute start, an empty segment inside).
+fn relative_path(relative: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(relative.trim_end_matches('/'));
+    path.components()
+        .all(|component| matches!(component, Component::Normal(_)))
+        .then_some(path)
+}
+
+/// The children of the virtual directory `relative` of a skill in memory, or `None` when no
+/// file lies below it.
+fn memory_listing(skill: &ProvidedSkill, relative: &Path) -> Option<Vec<DirectoryEntry>> {
+    let prefix = relative.to_string_lossy();
+    let prefix = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{prefix}/")
+    };
+    let mut children: Vec<DirectoryEntry> = Vec::new();
+    let mut any = prefix.is_empty();
+    let files = std::iter::once(SKILL_FILE).chain(skill.files().map(|(path, _)| path));
+    for path in files {
+        let Some(rest) = path.strip_prefix(&prefix) else {
+            continue;
+        };
+        any = true;
+        let (name, kind) = match rest.split_once('/') {
+            Some((folder, _)) => (folder, EntryKind::Directory),
+            None => (rest, EntryKind::File),
+        };
+        if !children.iter().any(|child| child.name == name) {
+            children.push(DirectoryEntry {
+                name: name.into(),
+                kind,
+            });
+        }
+    }
+    children.sort_by(|left, right| left.name.cmp(&right.name));
+    any.then_some(children)
+}
+
+fn not_found(path: String) -> BoundaryError {
+    BoundaryError::NotFound {
+        path: PathBuf::from(path),
+    }
+}
+
+/// Turns a failed open inside a skill folder into the error a reader can act on.
+fn disk_failure(path: &Path, error: io::Error) -> BoundaryError {
+    if open::is_escape(&error) {
+        return BoundaryError::OutsideBoundary;
+    }
+    match error.kind() {
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => BoundaryError::NotFound {
+            path: path.to_path_buf(),
+        },
+        io::ErrorKind::IsADirectory => BoundaryError::IsDirectory {
+            path: path.to_path_buf(),
+        },
+        _ if error.raw_os_error() == Some(ELOOP) => BoundaryError::OutsideBoundary,
+        _ => BoundaryError::Io {
+            path: path.to_path_buf(),
+            source: error,
+        },
+    }
+}
+
+/// `ELOOP`: a link met where none may be followed.
+#[cfg(unix)]
+const ELOOP: i32 = libc::ELOOP;
+#[cfg(not(unix))]
+const ELOOP: i32 = -1;
+
+/// Out of descriptors or memory: an I/O failure, never a changed folder.
+fn is_out_of_resources(error: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        matches!(
+            error.raw_os_error(),
+            Some(libc::EMFILE | libc::ENFILE | libc::ENOMEM)
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = error;
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests;
