@@ -534,3 +534,89 @@ async fn of_two_skills_with_one_name_the_first_is_served() {
         "discovery reports the shadowed one, not the server"
     );
 }
+
+#[tokio::test]
+async fn a_scope_with_skills_in_memory_is_served_with_the_runtimes_names_and_uris() {
+    use skillbook::runtime::{Resolver, RunRequest, SkillRuntime, ToolCall};
+    use skillbook::sources::ProvidedSkill;
+
+    const MEMO: &str = "---\nname: memo\ndescription: Write memos.\n---\nBe brief.\n";
+    let tree = Tree::standard();
+    let memo = ProvidedSkill::parse(MEMO)
+        .unwrap()
+        .with_file("refs/style.md", b"Short.\n".as_slice())
+        .unwrap();
+    // A name the Skills extension cannot list, which still needs encoding in its URI.
+    let notes =
+        ProvidedSkill::parse("---\nname: team notes\ndescription: Notes.\n---\nNotes.\n").unwrap();
+    let scope = tree.scope().with_provided([memo, notes]);
+    let client = connect(ServerBuilder::new(scope.clone()).build().unwrap()).await;
+
+    let entry = client
+        .get_skill(GetSkillRequestParams::new("skill://memo/SKILL.md"))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&entry.skill.resources).unwrap(),
+        json!([
+            {"uri": "skill://memo/SKILL.md", "digest": sha256_digest(MEMO.as_bytes()), "size": MEMO.len()},
+            {"uri": "skill://memo/refs/style.md", "digest": sha256_digest(b"Short.\n"), "size": 7},
+        ])
+    );
+    let style = client
+        .read_resource(ReadResourceRequestParams::new("skill://memo/refs/style.md"))
+        .await
+        .unwrap();
+    assert_eq!(bytes_of(&style.contents[0]).0, b"Short.\n");
+    let directory = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new("skill://memo"))
+        .await
+        .unwrap();
+    let children: Vec<&str> = directory
+        .resources
+        .iter()
+        .map(|resource| resource.uri.as_str())
+        .collect();
+    assert_eq!(children, ["skill://memo/SKILL.md", "skill://memo/refs"]);
+
+    // The instructions are the runtime's catalog, byte for byte: the same names, the same
+    // locations, the same `skill://` encoding.
+    let runtime = SkillRuntime::new(Resolver::fixed(scope));
+    let run = runtime.prepare(RunRequest::new("")).unwrap();
+    let catalog = run.catalog.as_ref().unwrap();
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.instructions.as_deref(), Some(catalog.text.as_str()));
+    assert!(
+        catalog
+            .text
+            .contains("<location>skill://team%20notes/SKILL.md</location>")
+    );
+    assert!(
+        catalog
+            .text
+            .contains("<location>skill://memo/SKILL.md</location>")
+    );
+
+    // And the read tool answers the runtime's reader exactly.
+    for path in [
+        "skill://team%20notes/SKILL.md",
+        "skill://memo/refs/style.md",
+        "skill://memo/../pdf/SKILL.md",
+        "skill://runbook/SKILL.md",
+    ] {
+        let arguments = json!({ "path": path });
+        let result = client
+            .call_tool(
+                CallToolRequestParams::new("read_file")
+                    .with_arguments(arguments.as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap();
+        let expected: Value = serde_json::from_str(
+            &run.execute(&ToolCall::new("1", "read_file", arguments))
+                .content,
+        )
+        .unwrap();
+        assert_eq!(result.structured_content, Some(expected), "{path}");
+    }
+}
