@@ -40,6 +40,8 @@ pub(crate) mod cache;
 mod parse;
 pub(crate) mod skill_file;
 mod walk;
+#[cfg(feature = "watch")]
+pub(crate) mod watches;
 
 pub(crate) use walk::Observer;
 
@@ -334,6 +336,15 @@ impl Discovery {
     /// `record` is set (for [`DiscoveryCache`]).
     fn run(&self, record: bool) -> (Discovered, Vec<cache::Stamp>) {
         self.run_with(record, parse::workers(), None)
+    }
+
+    /// Runs discovery, recording stamps, and tells `observer` about every directory just before
+    /// it is searched (so a watcher can watch exactly those).
+    pub(crate) fn run_watched(
+        &self,
+        observer: &mut dyn FnMut(&Path),
+    ) -> (Discovered, Vec<cache::Stamp>) {
+        self.run_with(true, parse::workers(), Some(observer))
     }
 
     /// [`Discovery::run`] with `workers` parse threads (0: parse on the walking thread), telling

@@ -1,28 +1,63 @@
 //! Hot reload: re-discover when skill folders change, and say what changed.
 //!
-//! A [`SkillWatcher`] watches every existing root recursively, and for each root that does not
-//! exist yet, its nearest existing parent (so a root created later is noticed). File-system
-//! events are debounced; after each burst the watches are re-armed for the current roots first
-//! and discovery runs second, so nothing created in between is missed. Subscribers get the new
-//! result and the [`Changes`]: skills added, removed, and changed (their front matter or any
-//! file in their folder).
+//! A [`SkillWatcher`] discovers once and, during that very walk, puts a non-recursive watch on
+//! each directory discovery searches (and on the nearest existing parent of each root that
+//! does not exist yet, so a root created later is noticed) — start-up walks the tree once.
+//! File-system events are debounced; after each burst discovery runs again, watching any new
+//! directory as it goes. Subscribers get the new result and the [`Changes`]: skills added,
+//! removed, and changed (their front matter or a file directly in their folder).
+//!
+//! Opens and reads are not changes: the watcher ignores them (on Linux it does not even
+//! subscribe to them), so serving skills never wakes it.
+//!
+//! Watches are kernel entries, not descriptors, but the kernel caps them per user. Past
+//! [`WatchLimits::max_watches`] directories (default [`DEFAULT_MAX_WATCHES`], and never more than
+//! half of `fs.inotify.max_user_watches`), or when the kernel refuses one, the watcher says so in
+//! a warning and checks the recorded state of every path discovery depends on instead, every
+//! [`WatchLimits::poll_interval`] (one `stat` per path, no listing, no reading).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::{EventKind, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 use serde::Serialize;
 
+use crate::discovery::cache::{Stamp, all_hold};
+use crate::discovery::watches::{DirectoryWatches, Seen};
 use crate::discovery::{Discovered, Discovery};
 use crate::format::SkillName;
 
+pub use crate::discovery::watches::DEFAULT_MAX_WATCHES;
+
 /// How long the watcher waits for a burst of events to settle.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// How often the watcher checks its stamps when it cannot watch every directory.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(2);
+
+/// How much a [`SkillWatcher`] may watch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WatchLimits {
+    /// The most directories watched; past it the watcher checks stamps instead. Default
+    /// [`DEFAULT_MAX_WATCHES`].
+    pub max_watches: usize,
+    /// How often stamps are checked when not every directory is watched. Default
+    /// [`DEFAULT_POLL_INTERVAL`].
+    pub poll_interval: Duration,
+}
+
+impl Default for WatchLimits {
+    fn default() -> Self {
+        WatchLimits {
+            max_watches: DEFAULT_MAX_WATCHES,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+        }
+    }
+}
 
 /// What changed between two discoveries, by skill name (each list sorted).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -82,26 +117,23 @@ impl Changes {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum WatchError {
-    /// The operating system's file watcher could not be created or refused a path.
+    /// The operating system's file watcher could not be created.
     #[error(
-        "cannot watch {path}: {source}; check the inotify limits (fs.inotify.max_user_watches) or the path's permissions"
+        "cannot watch the skill folders: {source}; check the inotify limits \
+         (fs.inotify.max_user_instances) or the paths' permissions"
     )]
     Watch {
-        /// The path, or `(watcher)` when the watcher itself failed.
-        path: String,
         /// What went wrong.
-        source: notify::Error,
+        source: std::io::Error,
     },
 }
 
 enum Message {
-    Events(Vec<PathBuf>),
+    Seen(Seen),
     Stop,
 }
 
-type Watcher = Debouncer<notify::RecommendedWatcher, RecommendedCache>;
-
-/// Watches a discovery's roots and calls a subscriber after each change.
+/// Watches what a discovery depends on and calls a subscriber after each change.
 ///
 /// Dropping it stops the watching thread.
 pub struct SkillWatcher {
@@ -119,57 +151,60 @@ impl std::fmt::Debug for SkillWatcher {
 }
 
 impl SkillWatcher {
-    /// Discovers once, starts watching, and calls `on_change` (from a background thread) with
-    /// the new result and what changed, whenever something did.
+    /// Discovers once (watching as it walks) and calls `on_change` (from a background thread)
+    /// with the new result and what changed, whenever something did. Uses
+    /// [`WatchLimits::default`].
     ///
     /// # Errors
     ///
-    /// [`WatchError::Watch`] when the file watcher cannot be created or a root cannot be
-    /// watched.
+    /// [`WatchError::Watch`] when the operating system's file watcher cannot be created.
     pub fn start<F>(discovery: Discovery, on_change: F) -> Result<Self, WatchError>
+    where
+        F: FnMut(&Arc<Discovered>, &Changes) + Send + 'static,
+    {
+        Self::start_with(discovery, WatchLimits::default(), on_change)
+    }
+
+    /// [`SkillWatcher::start`] with other limits.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillWatcher::start`].
+    pub fn start_with<F>(
+        discovery: Discovery,
+        limits: WatchLimits,
+        on_change: F,
+    ) -> Result<Self, WatchError>
     where
         F: FnMut(&Arc<Discovered>, &Changes) + Send + 'static,
     {
         let (sender, receiver) = mpsc::channel();
         let events = sender.clone();
-        let watcher = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
-            let paths = match result {
-                Ok(events) => events
-                    .into_iter()
-                    .filter(|event| !matches!(event.kind, EventKind::Access(_)))
-                    .flat_map(|event| event.event.paths)
-                    .collect(),
-                // An error (for example a queue overflow) may hide changes: look again.
-                Err(_) => vec![PathBuf::new()],
-            };
-            if !paths.is_empty() {
-                let _ = events.send(Message::Events(paths));
-            }
-        })
-        .map_err(|source| WatchError::Watch {
-            path: "(watcher)".to_owned(),
-            source,
-        })?;
-        let mut state = Worker {
+        let watches = DirectoryWatches::start(
+            limits.max_watches,
+            Box::new(move |seen| {
+                let _ = events.send(Message::Seen(seen));
+            }),
+        )
+        .map_err(|source| WatchError::Watch { source })?;
+        let mut worker = Worker {
             discovery,
-            watcher,
-            watched: BTreeSet::new(),
+            watches,
+            limits,
+            stamps: None,
+            read_roots: Vec::new(),
         };
-        state.arm()?;
-        let first = Arc::new(state.discovery.discover());
+        let first = Arc::new(worker.discover());
         let current = Arc::new(Mutex::new(Arc::clone(&first)));
         let shared = Arc::clone(&current);
-        let worker = std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("skillbook-watch".to_owned())
-            .spawn(move || state.run(receiver, shared, on_change))
-            .map_err(|error| WatchError::Watch {
-                path: "(watcher thread)".to_owned(),
-                source: notify::Error::io(error),
-            })?;
+            .spawn(move || worker.run(&receiver, &shared, on_change))
+            .map_err(|source| WatchError::Watch { source })?;
         Ok(SkillWatcher {
             current,
             sender,
-            worker: Some(worker),
+            worker: Some(thread),
         })
     }
 
@@ -190,34 +225,61 @@ impl Drop for SkillWatcher {
 
 struct Worker {
     discovery: Discovery,
-    watcher: Watcher,
-    watched: BTreeSet<(PathBuf, bool)>,
+    watches: Arc<DirectoryWatches>,
+    limits: WatchLimits,
+    /// The recorded state of every path, while not every directory is watched.
+    stamps: Option<Arc<[Stamp]>>,
+    /// The read roots of the latest discovery (followed links' targets lie outside the roots).
+    read_roots: Vec<PathBuf>,
 }
 
 impl Worker {
+    /// Discovers, watching every directory searched; falls back to stamps (with a warning) when
+    /// not every one could be watched.
+    fn discover(&mut self) -> Discovered {
+        for root in self.discovery.roots() {
+            if std::fs::symlink_metadata(&root.path).is_err() {
+                self.watches.observe_missing(&root.path);
+            }
+        }
+        let watches = Arc::clone(&self.watches);
+        let mut observe = |directory: &Path| watches.observe(directory);
+        let (found, stamps) = self.discovery.run_watched(&mut observe);
+        self.read_roots.clone_from(&found.read_roots);
+        if self.watches.is_complete() {
+            self.stamps = None;
+        } else {
+            if self.stamps.is_none() {
+                tracing::warn!(
+                    "not every skill folder can be watched ({} watched, at most {}); checking \
+                     for changes every {:?} instead",
+                    self.watches.count(),
+                    self.watches.limit(),
+                    self.limits.poll_interval
+                );
+            }
+            self.stamps = Some(stamps.into());
+        }
+        found
+    }
+
     fn run<F>(
         mut self,
-        receiver: Receiver<Message>,
-        current: Arc<Mutex<Arc<Discovered>>>,
+        receiver: &Receiver<Message>,
+        current: &Mutex<Arc<Discovered>>,
         mut on_change: F,
     ) where
         F: FnMut(&Arc<Discovered>, &Changes),
     {
-        while let Ok(Message::Events(mut touched)) = receiver.recv() {
-            // Take every burst already queued: one discovery covers them all.
-            while let Ok(message) = receiver.try_recv() {
-                match message {
-                    Message::Events(paths) => touched.extend(paths),
-                    Message::Stop => return,
-                }
-            }
+        loop {
+            let touched = match self.wait(receiver) {
+                Some(touched) => touched,
+                None => return,
+            };
             if !self.is_relevant(&touched) {
                 continue;
             }
-            if let Err(error) = self.arm() {
-                tracing::warn!("{error}");
-            }
-            let found = Arc::new(self.discovery.discover());
+            let found = Arc::new(self.discover());
             let previous = {
                 let mut current = current.lock().unwrap_or_else(PoisonError::into_inner);
                 std::mem::replace(&mut *current, Arc::clone(&found))
@@ -229,67 +291,57 @@ impl Worker {
         }
     }
 
-    /// Events under a root, or on the way to one (a root's parent being created).
+    /// Waits for the next change and returns the paths touched (an empty path when anything
+    /// may have changed); `None` when stopped.
+    fn wait(&self, receiver: &Receiver<Message>) -> Option<Vec<PathBuf>> {
+        let first = match &self.stamps {
+            None => receiver.recv().ok()?,
+            Some(stamps) => loop {
+                match receiver.recv_timeout(self.limits.poll_interval) {
+                    Ok(message) => break message,
+                    Err(RecvTimeoutError::Timeout) if !all_hold(stamps) => {
+                        break Message::Seen(Seen::Lost);
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => return None,
+                }
+            },
+        };
+        let mut touched = Vec::new();
+        let mut message = first;
+        let quiet_until = |now: Instant| now + DEBOUNCE;
+        let mut deadline = quiet_until(Instant::now());
+        loop {
+            match message {
+                Message::Stop => return None,
+                Message::Seen(Seen::Changed(paths)) => touched.extend(paths),
+                Message::Seen(Seen::Lost) => touched.push(PathBuf::new()),
+            }
+            // Take the rest of the burst: one discovery covers it all.
+            let now = Instant::now();
+            match receiver.recv_timeout(deadline.saturating_duration_since(now)) {
+                Ok(next) => {
+                    message = next;
+                    deadline = quiet_until(Instant::now());
+                }
+                Err(RecvTimeoutError::Timeout) => return Some(touched),
+                Err(RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+
+    /// Events under a root or a followed link's target, on the way to a root (a root's parent
+    /// being created), or lost ones.
     fn is_relevant(&self, touched: &[PathBuf]) -> bool {
         let roots = self.discovery.roots();
         touched.iter().any(|path| {
             path.as_os_str().is_empty()
+                || self.read_roots.iter().any(|root| path.starts_with(root))
                 || roots
                     .iter()
                     .any(|root| path.starts_with(&root.path) || root.path.starts_with(path))
-                || self
-                    .watched
-                    .iter()
-                    .any(|(watched, recursive)| *recursive && path.starts_with(watched))
-        })
+        }) || self.stamps.is_some()
     }
-
-    /// Watches each existing root recursively and the nearest existing parent of each missing
-    /// one; drops watches no longer needed.
-    fn arm(&mut self) -> Result<(), WatchError> {
-        let mut wanted: BTreeSet<(PathBuf, bool)> = BTreeSet::new();
-        for root in self.discovery.roots() {
-            match nearest_existing(&root.path) {
-                Some(path) if path == root.path => wanted.insert((path, true)),
-                Some(parent) => wanted.insert((parent, false)),
-                None => false,
-            };
-        }
-        for (path, recursive) in self
-            .watched
-            .difference(&wanted.clone())
-            .cloned()
-            .collect::<Vec<_>>()
-        {
-            let _ = self.watcher.unwatch(&path);
-            self.watched.remove(&(path, recursive));
-        }
-        for (path, recursive) in wanted {
-            if self.watched.contains(&(path.clone(), recursive)) {
-                continue;
-            }
-            let mode = if recursive {
-                RecursiveMode::Recursive
-            } else {
-                RecursiveMode::NonRecursive
-            };
-            self.watcher
-                .watch(&path, mode)
-                .map_err(|source| WatchError::Watch {
-                    path: path.display().to_string(),
-                    source,
-                })?;
-            self.watched.insert((path, recursive));
-        }
-        Ok(())
-    }
-}
-
-/// `path` if it is a directory, else its nearest ancestor that is.
-pub(crate) fn nearest_existing(path: &Path) -> Option<PathBuf> {
-    path.ancestors()
-        .find(|ancestor| ancestor.is_dir())
-        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]

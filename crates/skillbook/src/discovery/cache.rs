@@ -240,13 +240,25 @@ impl DiscoveryCache {
         if let Some(found) = self.reusable(discovery) {
             return found;
         }
-        // Armed before the walk, so that nothing changed during it goes unnoticed.
-        #[cfg(feature = "watch")]
-        let tripwire = self
-            .watch
-            .then(|| tripwire::Tripwire::arm(discovery).map(Arc::new))
-            .flatten();
         let started = SystemTime::now();
+        // The walk arms the tripwire as it goes: each directory is watched before it is listed,
+        // so nothing changed during the walk goes unnoticed, and the tree is walked once.
+        #[cfg(feature = "watch")]
+        let (found, stamps, tripwire) = match self.watch.then(tripwire::Tripwire::new).flatten() {
+            Some(tripwire) => {
+                let (found, stamps) = tripwire.discover(discovery);
+                (
+                    found,
+                    stamps,
+                    tripwire.is_armed().then(|| Arc::new(tripwire)),
+                )
+            }
+            None => {
+                let (found, stamps) = discovery.run(true);
+                (found, stamps, None)
+            }
+        };
+        #[cfg(not(feature = "watch"))]
         let (found, stamps) = discovery.run(true);
         let racy = stamps.iter().any(|stamp| {
             stamp
@@ -323,7 +335,7 @@ impl DiscoveryCache {
 }
 
 /// Checks stamps on up to four threads when there are many (each check is one `stat`).
-fn all_hold(stamps: &[Stamp]) -> bool {
+pub(crate) fn all_hold(stamps: &[Stamp]) -> bool {
     const PER_THREAD: usize = 1024;
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)

@@ -155,3 +155,43 @@ fn the_watcher_reports_roots_created_later_edits_and_removals() {
     assert_reported(&live.next(), &removed, &["first", "second"]);
     assert_eq!(live._watcher.current().skills.len(), 1);
 }
+
+#[test]
+fn past_the_watch_limit_the_watcher_checks_stamps_and_still_sees_changes() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().join(".agents/skills");
+    for name in ["alpha", "beta", "gamma"] {
+        skill(&root, &format!("team/{name}"), "Before.");
+    }
+    let mut discovery = Discovery::new(workspace.path());
+    discovery.home(Home::Off);
+    let (sender, receiver) = mpsc::channel();
+    let limits = WatchLimits {
+        max_watches: 2,
+        poll_interval: Duration::from_millis(100),
+    };
+    let watcher = SkillWatcher::start_with(discovery, limits, move |_, changes| {
+        let _ = sender.send(changes.clone());
+    })
+    .unwrap();
+    assert_eq!(watcher.current().skills.len(), 3);
+    // `gamma` is past the limit: only the stamp check can see it. Wait out the racy window of
+    // the times first, so the change is not hidden in the same clock tick.
+    std::thread::sleep(Duration::from_millis(50));
+    skill(&root, "team/gamma", "After.");
+    skill(&root, "team/delta", "New.");
+    let mut reported = Changes::default();
+    while reported.changed.is_empty() || reported.added.is_empty() {
+        let more = receiver.recv_timeout(Duration::from_secs(20)).unwrap();
+        reported.added.extend(more.added);
+        reported.changed.extend(more.changed);
+    }
+    assert!(
+        reported.changed.iter().any(|name| name == "gamma"),
+        "{reported:?}"
+    );
+    assert!(
+        reported.added.iter().any(|name| name == "delta"),
+        "{reported:?}"
+    );
+}

@@ -1,19 +1,21 @@
-//! A tripwire for [`DiscoveryCache::watching`](super::DiscoveryCache::watching): a file-system
-//! watcher armed on a scope's roots before it is discovered, which trips on the first change.
+//! A tripwire for [`DiscoveryCache::watching`](super::DiscoveryCache::watching): watches put by
+//! the discovery's own walk on every directory it searches, which trip on the first change.
 //! While it has not tripped, the remembered result is reused without a single `stat`.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use notify::{EventKind, RecursiveMode, Watcher};
-
+use crate::discovery::Discovered;
 use crate::discovery::Discovery;
-use crate::watch::nearest_existing;
+use crate::discovery::cache::Stamp;
+use crate::discovery::watches::{DEFAULT_MAX_WATCHES, DirectoryWatches};
 
-/// Trips on any change under a scope's roots (or on the way to a root not created yet).
+/// Trips on any change in a directory a discovery searched (or on the way to a root not
+/// created yet).
 pub(super) struct Tripwire {
     tripped: Arc<AtomicBool>,
-    _watcher: notify::RecommendedWatcher,
+    watches: Arc<DirectoryWatches>,
 }
 
 impl std::fmt::Debug for Tripwire {
@@ -26,35 +28,35 @@ impl std::fmt::Debug for Tripwire {
 }
 
 impl Tripwire {
-    /// Arms a tripwire on `discovery`'s roots; `None` when the watcher cannot be created or a
-    /// root cannot be watched (for example over the inotify watch limit), in which case the
-    /// cache checks its stamps instead.
-    pub(super) fn arm(discovery: &Discovery) -> Option<Self> {
+    /// A tripwire watching nothing yet; `None` when the watcher cannot be created (the cache
+    /// checks its stamps instead).
+    pub(super) fn new() -> Option<Self> {
         let tripped = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&tripped);
-        let mut watcher =
-            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-                let harmless =
-                    matches!(&event, Ok(event) if matches!(event.kind, EventKind::Access(_)));
-                if !harmless {
-                    flag.store(true, Ordering::SeqCst);
-                }
-            })
-            .ok()?;
+        let watches = DirectoryWatches::start(
+            DEFAULT_MAX_WATCHES,
+            Box::new(move |_| flag.store(true, Ordering::SeqCst)),
+        )
+        .map_err(|error| tracing::debug!("not watching: {error}"))
+        .ok()?;
+        Some(Tripwire { tripped, watches })
+    }
+
+    /// Runs `discovery`, watching each directory as the walk reaches it.
+    pub(super) fn discover(&self, discovery: &Discovery) -> (Discovered, Vec<Stamp>) {
         for root in discovery.roots() {
-            let (path, mode) = match nearest_existing(&root.path)? {
-                path if path == root.path => (path, RecursiveMode::Recursive),
-                parent => (parent, RecursiveMode::NonRecursive),
-            };
-            if let Err(error) = watcher.watch(&path, mode) {
-                tracing::debug!("not watching {}: {error}", path.display());
-                return None;
+            if std::fs::symlink_metadata(&root.path).is_err() {
+                self.watches.observe_missing(&root.path);
             }
         }
-        Some(Tripwire {
-            tripped,
-            _watcher: watcher,
-        })
+        let watches = Arc::clone(&self.watches);
+        let mut observe = |directory: &Path| watches.observe(directory);
+        discovery.run_watched(&mut observe)
+    }
+
+    /// Whether every directory the discovery depends on is watched (else the stamps decide).
+    pub(super) fn is_armed(&self) -> bool {
+        self.watches.is_complete()
     }
 
     /// Whether nothing happened since the tripwire was armed (or last reset).

@@ -1,0 +1,511 @@
+//! Watches on exactly the directories discovery searches, registered by its own walk.
+//!
+//! A recursive watch would walk every root a second time (and, with inotify, add one watch per
+//! directory by itself). Instead, the walk tells [`DirectoryWatches::observe`] about each
+//! directory just before it lists it, and one non-recursive watch is added there — so a change
+//! made after that moment is never missed, and start-up walks the tree once. Roots that do not
+//! exist yet are watched through their nearest existing parent.
+//!
+//! - Only changes count: creations, deletions, writes, renames and attribute changes. Opens and
+//!   reads (including the server's own) are not even subscribed to on Linux, and are ignored
+//!   elsewhere.
+//! - At most `limit` directories are watched (default [`DEFAULT_MAX_WATCHES`], and never more
+//!   than half of the kernel's `fs.inotify.max_user_watches`). Past it — or when the kernel
+//!   refuses a watch — the set is marked incomplete, and the owner falls back to checking
+//!   stamps, saying so.
+//! - Changes inside a skill folder's own subfolders are not watched (discovery does not search
+//!   them): a skill's reference files are seen afresh when the skill is read or indexed again.
+//!
+//! On Linux the watches are raw inotify watches (a few microseconds each, one descriptor for
+//! all of them); elsewhere they go through the `notify` crate.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+
+/// The most directories watched by default.
+pub const DEFAULT_MAX_WATCHES: usize = 8192;
+
+/// What the watches saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Seen {
+    /// These paths changed (a directory, or an entry in one).
+    Changed(Vec<PathBuf>),
+    /// Events were lost (the kernel's queue overflowed): anything may have changed.
+    Lost,
+}
+
+/// A handler of what the watches saw; called on the watches' own thread.
+pub(crate) type Handler = Box<dyn FnMut(Seen) + Send>;
+
+/// Non-recursive watches on the directories discovery searched.
+pub(crate) struct DirectoryWatches {
+    backend: backend::Backend,
+    /// Watched directories, by path.
+    watched: Mutex<HashMap<PathBuf, backend::Watch>>,
+    limit: usize,
+    incomplete: AtomicBool,
+}
+
+impl std::fmt::Debug for DirectoryWatches {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("DirectoryWatches")
+            .field("watched", &self.count())
+            .field("limit", &self.limit)
+            .field("complete", &self.is_complete())
+            .finish_non_exhaustive()
+    }
+}
+
+impl DirectoryWatches {
+    /// Starts watching nothing yet; `handler` hears about every change from now on.
+    ///
+    /// # Errors
+    ///
+    /// When the operating system's watcher cannot be created (for example, too many inotify
+    /// instances).
+    pub(crate) fn start(limit: usize, handler: Handler) -> io::Result<Arc<Self>> {
+        let limit = limit.min(backend::system_limit() / 2).max(1);
+        // The backend forgets directories that go away; it reaches the set through this slot,
+        // filled once the set exists.
+        let slot: Arc<OnceLock<Weak<DirectoryWatches>>> = Arc::default();
+        let forget = {
+            let slot = Arc::clone(&slot);
+            Box::new(move |path: &Path| {
+                if let Some(watches) = slot.get().and_then(Weak::upgrade) {
+                    watches.forget(path);
+                }
+            })
+        };
+        let watches = Arc::new(DirectoryWatches {
+            backend: backend::Backend::start(handler, forget)?,
+            watched: Mutex::new(HashMap::new()),
+            limit,
+            incomplete: AtomicBool::new(false),
+        });
+        let _ = slot.set(Arc::downgrade(&watches));
+        Ok(watches)
+    }
+
+    /// Watches `directory` (not its subdirectories) unless it is watched already or the limit
+    /// is reached (then the set becomes incomplete).
+    pub(crate) fn observe(&self, directory: &Path) {
+        let mut watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
+        if watched.contains_key(directory) {
+            return;
+        }
+        if watched.len() >= self.limit {
+            self.incomplete.store(true, Ordering::Relaxed);
+            return;
+        }
+        match self.backend.add(directory) {
+            Ok(watch) => {
+                watched.insert(directory.to_path_buf(), watch);
+            }
+            Err(error) if is_gone(&error) => {}
+            Err(error) => {
+                tracing::debug!("cannot watch {}: {error}", directory.display());
+                self.incomplete.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Watches the nearest existing ancestor of a root that does not exist yet, so that its
+    /// creation is seen.
+    pub(crate) fn observe_missing(&self, root: &Path) {
+        if let Some(ancestor) = root.ancestors().skip(1).find(|ancestor| ancestor.is_dir()) {
+            self.observe(ancestor);
+        }
+    }
+
+    /// Forgets `path` and everything watched below it (it was removed or moved), so the next
+    /// walk watches whatever stands there then.
+    pub(crate) fn forget(&self, path: &Path) {
+        let mut watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
+        let gone: Vec<PathBuf> = watched
+            .keys()
+            .filter(|watched| watched.starts_with(path))
+            .cloned()
+            .collect();
+        for directory in gone {
+            if let Some(watch) = watched.remove(&directory) {
+                self.backend.remove(&directory, watch);
+            }
+        }
+    }
+
+    /// Whether every directory observed is watched.
+    pub(crate) fn is_complete(&self) -> bool {
+        !self.incomplete.load(Ordering::Relaxed)
+    }
+
+    /// How many directories are watched.
+    pub(crate) fn count(&self) -> usize {
+        self.watched
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// The most directories watched.
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+}
+
+/// Whether a watch failed because the directory is gone (a race with a deletion).
+fn is_gone(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+#[cfg(target_os = "linux")]
+mod backend {
+    //! Raw inotify: one descriptor, one thread, no open or access events.
+
+    use std::collections::HashMap;
+    use std::ffi::OsStr;
+    use std::io;
+    use std::mem::MaybeUninit;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex, PoisonError};
+    use std::thread::JoinHandle;
+
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use rustix::fd::OwnedFd;
+    use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+
+    use super::{Handler, Seen};
+
+    /// A watch descriptor.
+    pub(super) type Watch = i32;
+
+    /// Every change that matters, and nothing that only reads.
+    const MASK: WatchFlags = WatchFlags::CREATE
+        .union(WatchFlags::DELETE)
+        .union(WatchFlags::MODIFY)
+        .union(WatchFlags::ATTRIB)
+        .union(WatchFlags::CLOSE_WRITE)
+        .union(WatchFlags::MOVED_FROM)
+        .union(WatchFlags::MOVED_TO)
+        .union(WatchFlags::DELETE_SELF)
+        .union(WatchFlags::MOVE_SELF)
+        .union(WatchFlags::DONT_FOLLOW)
+        .union(WatchFlags::ONLYDIR);
+
+    /// How often the event thread looks whether it should stop.
+    const STOP_CHECK: Timespec = Timespec {
+        tv_sec: 0,
+        tv_nsec: 200_000_000,
+    };
+
+    pub(super) struct Backend {
+        fd: Arc<OwnedFd>,
+        paths: Arc<Mutex<HashMap<Watch, PathBuf>>>,
+        stop: Arc<AtomicBool>,
+        thread: Option<JoinHandle<()>>,
+    }
+
+    /// The kernel's per-user watch limit.
+    pub(super) fn system_limit() -> usize {
+        std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+            .unwrap_or(8192)
+    }
+
+    impl Backend {
+        pub(super) fn start(
+            mut handler: Handler,
+            forget: Box<dyn Fn(&Path) + Send>,
+        ) -> io::Result<Self> {
+            let fd = Arc::new(inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)?);
+            let paths: Arc<Mutex<HashMap<Watch, PathBuf>>> = Arc::default();
+            let stop = Arc::new(AtomicBool::new(false));
+            let thread = {
+                let (fd, paths, stop) = (Arc::clone(&fd), Arc::clone(&paths), Arc::clone(&stop));
+                std::thread::Builder::new()
+                    .name("skillbook-watches".to_owned())
+                    .spawn(move || run(&fd, &paths, &stop, &mut handler, &*forget))?
+            };
+            Ok(Backend {
+                fd,
+                paths,
+                stop,
+                thread: Some(thread),
+            })
+        }
+
+        pub(super) fn add(&self, directory: &Path) -> io::Result<Watch> {
+            let watch = inotify::add_watch(&*self.fd, directory, MASK).map_err(|errno| {
+                if errno == rustix::io::Errno::NOSPC {
+                    io::Error::other("the kernel's inotify watch limit is reached")
+                } else {
+                    io::Error::from(errno)
+                }
+            })?;
+            self.paths
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(watch, directory.to_path_buf());
+            Ok(watch)
+        }
+
+        pub(super) fn remove(&self, directory: &Path, watch: Watch) {
+            let mut paths = self.paths.lock().unwrap_or_else(PoisonError::into_inner);
+            // The same inode reached by two paths shares one watch: keep it while one remains.
+            if paths.get(&watch).is_some_and(|path| path == directory) {
+                paths.remove(&watch);
+                let _ = inotify::remove_watch(&*self.fd, watch);
+            }
+        }
+    }
+
+    impl Drop for Backend {
+        fn drop(&mut self) {
+            self.stop.store(true, Ordering::Relaxed);
+            if let Some(thread) = self.thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
+
+    /// Reads events until stopped, and hands each batch to `handler`.
+    fn run(
+        fd: &OwnedFd,
+        paths: &Mutex<HashMap<Watch, PathBuf>>,
+        stop: &AtomicBool,
+        handler: &mut Handler,
+        forget: &dyn Fn(&Path),
+    ) {
+        let mut buffer = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];
+        while !stop.load(Ordering::Relaxed) {
+            let mut ready = [PollFd::new(fd, PollFlags::IN)];
+            match poll(&mut ready, Some(&STOP_CHECK)) {
+                Ok(0) => continue,
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return,
+            }
+            let mut changed = Vec::new();
+            let mut lost = false;
+            let mut gone = Vec::new();
+            let mut reader = inotify::Reader::new(fd, &mut buffer);
+            loop {
+                let event = match reader.next() {
+                    Ok(event) => event,
+                    Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => break,
+                    Err(_) => {
+                        lost = true;
+                        break;
+                    }
+                };
+                let flags = event.events();
+                if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
+                    lost = true;
+                    continue;
+                }
+                let directory = paths
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(&event.wd())
+                    .cloned();
+                let Some(directory) = directory else {
+                    continue;
+                };
+                if flags
+                    .intersects(ReadFlags::IGNORED | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF)
+                {
+                    gone.push(directory.clone());
+                }
+                let path = match event.file_name() {
+                    Some(name) => directory.join(OsStr::from_bytes(name.to_bytes())),
+                    None => directory,
+                };
+                if flags.intersects(ReadFlags::DELETE | ReadFlags::MOVED_FROM) {
+                    gone.push(path.clone());
+                }
+                changed.push(path);
+            }
+            for path in &gone {
+                forget(path);
+            }
+            if lost {
+                handler(Seen::Lost);
+            } else if !changed.is_empty() {
+                handler(Seen::Changed(changed));
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod backend {
+    //! The `notify` crate's recommended watcher, one non-recursive watch per directory.
+
+    use std::io;
+    use std::path::Path;
+    use std::sync::{Mutex, PoisonError};
+
+    use notify::{EventKind, RecursiveMode, Watcher};
+
+    use super::{Handler, Seen};
+
+    /// Nothing to remember per watch: `notify` keys them by path.
+    pub(super) type Watch = ();
+
+    pub(super) struct Backend {
+        watcher: Mutex<notify::RecommendedWatcher>,
+    }
+
+    /// No kernel-wide limit to respect.
+    pub(super) fn system_limit() -> usize {
+        usize::MAX
+    }
+
+    impl Backend {
+        pub(super) fn start(
+            mut handler: Handler,
+            forget: Box<dyn Fn(&Path) + Send>,
+        ) -> io::Result<Self> {
+            let watcher = notify::recommended_watcher(
+                move |event: notify::Result<notify::Event>| match event {
+                    Ok(event) if matches!(event.kind, EventKind::Access(_)) => {}
+                    Ok(event) => {
+                        if matches!(
+                            event.kind,
+                            EventKind::Remove(_)
+                                | EventKind::Modify(notify::event::ModifyKind::Name(_))
+                        ) {
+                            for path in &event.paths {
+                                forget(path);
+                            }
+                        }
+                        handler(Seen::Changed(event.paths));
+                    }
+                    Err(_) => handler(Seen::Lost),
+                },
+            )
+            .map_err(io::Error::other)?;
+            Ok(Backend {
+                watcher: Mutex::new(watcher),
+            })
+        }
+
+        pub(super) fn add(&self, directory: &Path) -> io::Result<Watch> {
+            self.watcher
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .watch(directory, RecursiveMode::NonRecursive)
+                .map_err(io::Error::other)
+        }
+
+        pub(super) fn remove(&self, directory: &Path, _watch: Watch) {
+            let _ = self
+                .watcher
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .unwatch(directory);
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
+
+    /// Watches counting every report.
+    fn counting(limit: usize) -> (Arc<DirectoryWatches>, Arc<AtomicUsize>) {
+        let count = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&count);
+        let watches = DirectoryWatches::start(
+            limit,
+            Box::new(move |_| {
+                seen.fetch_add(1, Ordering::SeqCst);
+            }),
+        )
+        .unwrap();
+        (watches, count)
+    }
+
+    fn settle() {
+        std::thread::sleep(Duration::from_millis(400));
+    }
+
+    #[test]
+    fn reads_are_not_changes_but_writes_are() {
+        let temporary = tempfile::tempdir().unwrap();
+        let file = temporary.path().join("SKILL.md");
+        std::fs::write(&file, "x").unwrap();
+        let (watches, count) = counting(16);
+        watches.observe(temporary.path());
+        for _ in 0..100 {
+            assert_eq!(std::fs::read(&file).unwrap(), b"x");
+        }
+        settle();
+        assert_eq!(count.load(Ordering::SeqCst), 0, "reading woke the watcher");
+        std::fs::write(&file, "y").unwrap();
+        settle();
+        assert!(count.load(Ordering::SeqCst) > 0, "a write went unseen");
+    }
+
+    #[test]
+    fn watches_are_not_recursive_and_stop_at_the_limit() {
+        let temporary = tempfile::tempdir().unwrap();
+        let directories: Vec<PathBuf> = (0..3)
+            .map(|number| {
+                let directory = temporary.path().join(format!("d{number}"));
+                std::fs::create_dir_all(directory.join("deeper")).unwrap();
+                directory
+            })
+            .collect();
+        let (watches, count) = counting(2);
+        for directory in &directories {
+            watches.observe(directory);
+            watches.observe(directory);
+        }
+        assert_eq!(watches.count(), 2);
+        assert!(!watches.is_complete());
+        std::fs::write(directories[0].join("deeper/x.md"), "x").unwrap();
+        settle();
+        assert_eq!(
+            count.load(Ordering::SeqCst),
+            0,
+            "only the observed directory is watched"
+        );
+        std::fs::write(directories[0].join("x.md"), "x").unwrap();
+        settle();
+        assert!(count.load(Ordering::SeqCst) > 0);
+    }
+
+    #[test]
+    fn a_removed_directory_is_forgotten_and_watched_again_when_it_returns() {
+        let temporary = tempfile::tempdir().unwrap();
+        let directory = temporary.path().join("skill");
+        std::fs::create_dir(&directory).unwrap();
+        let (watches, count) = counting(16);
+        watches.observe(temporary.path());
+        watches.observe(&directory);
+        assert_eq!(watches.count(), 2);
+        std::fs::remove_dir(&directory).unwrap();
+        settle();
+        assert_eq!(watches.count(), 1, "the removed folder is forgotten");
+        std::fs::create_dir(&directory).unwrap();
+        watches.observe(&directory);
+        assert_eq!(watches.count(), 2);
+        let before = count.load(Ordering::SeqCst);
+        std::fs::write(directory.join("SKILL.md"), "x").unwrap();
+        settle();
+        assert!(count.load(Ordering::SeqCst) > before);
+    }
+}
