@@ -163,6 +163,10 @@ fn stdout_carries_only_protocol_messages_and_logs_go_to_stderr() {
         "broken/SKILL.md",
         "---\nname: broken\ndescription: [oops\n---\n",
     );
+    fixture.write(
+        "spaced/SKILL.md",
+        "---\nname: Spaced Name\ndescription: Not an Agent Skills name.\n---\n",
+    );
     let mut child = fixture
         .command(&["mcp"])
         .stdin(Stdio::piped())
@@ -198,5 +202,14 @@ fn stdout_carries_only_protocol_messages_and_logs_go_to_stderr() {
         stderr.contains("notes.md is not served: it is a symbolic link that leaves the skill"),
         "{stderr}"
     );
+    // A skill left out for its name is logged as that, never as a path outside the boundary.
+    assert!(
+        stderr.contains(
+            "skill `Spaced Name` is not served as an MCP skill: the Skills extension requires an \
+             Agent Skills name"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("outside the directories"), "{stderr}");
     assert!(!stdout.contains("private"));
 }

@@ -6,7 +6,10 @@
 //! installed a while ago. The operating system's page cache is warm for every benchmark but
 //! `cold_disk_discovery`, which drops it before each sample (as root; else it walks a fresh
 //! tree): `cold_discovery` means no in-process cache, not a cold disk.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "the floor walk reads files by path on purpose"
+)]
 #![allow(
     clippy::expect_used,
     reason = "a benchmark without its fixture has nothing to measure"

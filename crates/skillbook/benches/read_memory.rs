@@ -56,6 +56,10 @@ fn tool(fixture: &Fixture) -> ReadFile<'_> {
 }
 
 /// The peak resident memory of this process, in KiB.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a kernel report, not a skill file"
+)]
 fn peak_resident_kib() -> Option<u64> {
     let status = fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;

@@ -1,5 +1,6 @@
 //! Security and behaviour tests of the read boundary and the `read_file` tool, on small trees
 //! made in temporary directories.
+#![allow(clippy::disallowed_methods, reason = "tests read what they wrote")]
 #![cfg(unix)]
 #![allow(
     clippy::unwrap_used,

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods, reason = "tests read what they wrote")]
 #![allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 
 use super::*;

@@ -1,3 +1,5 @@
+#![allow(clippy::disallowed_methods, reason = "tests read what they wrote")]
+
 use super::*;
 use crate::discovery::Home;
 use crate::sources::ProvidedSkill;
