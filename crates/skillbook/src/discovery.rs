@@ -158,6 +158,36 @@ pub struct Discovered {
     pub diagnostics: Vec<Diagnostic>,
     /// How each read root was opened, in the order of `read_roots`; skills refer to it.
     pub(crate) roots: Vec<RootRecord>,
+    /// The skill readers' index of these skills, built the first time a reader needs it.
+    pub(crate) index: IndexMemo,
+}
+
+/// The reader's index of a discovery's skills, built once and shared by every reader of it.
+/// Two results are equal whatever their memos hold.
+#[derive(Clone, Default)]
+pub(crate) struct IndexMemo(std::sync::OnceLock<std::sync::Arc<crate::reader::Index>>);
+
+impl std::fmt::Debug for IndexMemo {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("IndexMemo")
+    }
+}
+
+impl PartialEq for IndexMemo {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl Discovered {
+    /// The skill readers' index of these skills (built on first use).
+    pub(crate) fn reader_index(&self) -> std::sync::Arc<crate::reader::Index> {
+        std::sync::Arc::clone(
+            self.index
+                .0
+                .get_or_init(|| std::sync::Arc::new(crate::reader::Index::of_discovered(self))),
+        )
+    }
 }
 
 impl Discovered {
@@ -385,6 +415,7 @@ impl Discovery {
             read_roots: roots.iter().map(|root| root.path.clone()).collect(),
             diagnostics,
             roots,
+            index: IndexMemo::default(),
         };
         (found, stamps)
     }

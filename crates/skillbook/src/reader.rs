@@ -50,8 +50,10 @@ use crate::uri::{self, SKILL_FILE, SkillUri};
 
 /// Reads skills' files through the boundary; see the [module docs](self) for the rules.
 ///
-/// Cheap to clone: clones share the root handles. [`SkillReader::only`] makes a narrower reader
-/// (for example the model-visible skills only) that shares them too.
+/// Cheap to clone: clones share the root handles and the index of the skills (which is built
+/// once per discovery and kept with it). [`SkillReader::only`] makes a narrower reader (for
+/// example the model-visible skills only) and [`SkillReader::with_provided`] a wider one, both
+/// sharing them too: building a reader for a run scans nothing.
 ///
 /// ```
 /// use skillbook::reader::SkillReader;
@@ -76,7 +78,12 @@ use crate::uri::{self, SKILL_FILE, SkillUri};
 #[derive(Clone)]
 pub struct SkillReader {
     roots: Arc<[ReaderRoot]>,
-    view: Arc<View>,
+    /// The discovered skills, shared by every reader of the same discovery.
+    disk: Arc<Index>,
+    /// Skills held in memory.
+    memory: Arc<Index>,
+    /// Which skills this reader exposes.
+    filter: Filter,
     max_file_bytes: Option<u64>,
     look_ahead_bytes: u64,
 }
@@ -86,7 +93,7 @@ impl fmt::Debug for SkillReader {
         formatter
             .debug_struct("SkillReader")
             .field("roots", &self.roots.len())
-            .field("skills", &self.view.entries.len())
+            .field("skills", &self.names().count())
             .finish_non_exhaustive()
     }
 }
@@ -97,15 +104,28 @@ struct ReaderRoot {
     handle: OnceLock<Dir>,
 }
 
-/// The skills a reader exposes.
+/// Which skills a reader exposes: a name and whether it is model-visible in, a yes or no out.
+type Filter = Option<Arc<dyn Fn(&SkillName, bool) -> bool + Send + Sync>>;
+
+/// Skills by folder and by name. Built once per discovery (and kept with it), so a reader for
+/// one run costs no scan of the skills.
 #[derive(Default)]
-struct View {
+pub(crate) struct Index {
     entries: Vec<Entry>,
     by_directory: HashMap<PathBuf, usize>,
     by_key: HashMap<String, usize>,
 }
 
-/// One exposed skill.
+impl fmt::Debug for Index {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("Index")
+            .field("skills", &self.entries.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One skill.
 #[derive(Clone)]
 struct Entry {
     name: SkillName,
@@ -125,35 +145,8 @@ enum Body {
 }
 
 impl Entry {
-    /// The directory as the marker and the catalog show it: a path, or `skill://<name>`.
-    fn directory_label(&self) -> String {
-        match &self.body {
-            Body::Disk { directory, .. } => directory.display().to_string(),
-            Body::Memory(_) => uri::directory(&self.name),
-        }
-    }
-}
-
-/// Builds a [`SkillReader`]: the roots come from one discovery, the skills from it and from
-/// memory.
-pub struct ReaderBuilder<'a> {
-    found: &'a Discovered,
-    entries: Vec<Entry>,
-}
-
-impl fmt::Debug for ReaderBuilder<'_> {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter
-            .debug_struct("ReaderBuilder")
-            .field("skills", &self.entries.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'a> ReaderBuilder<'a> {
-    /// Exposes a skill of the discovery the builder was made from. Default: none.
-    pub fn skill(&mut self, skill: &Skill) -> &mut Self {
-        self.entries.push(Entry {
+    fn of_skill(skill: &Skill) -> Self {
+        Entry {
             name: skill.name.clone(),
             model_visible: skill.is_model_visible(),
             body: Body::Disk {
@@ -164,86 +157,48 @@ impl<'a> ReaderBuilder<'a> {
                     .map_or_else(|| SKILL_FILE.into(), ToOwned::to_owned),
                 place: skill.place.clone(),
             },
-        });
-        self
-    }
-
-    /// Exposes several skills of the discovery; see [`ReaderBuilder::skill`].
-    pub fn skills<'s>(&mut self, skills: impl IntoIterator<Item = &'s Skill>) -> &mut Self {
-        for skill in skills {
-            self.skill(skill);
         }
-        self
     }
 
-    /// Exposes a skill held in memory, served as `skill://<name>/…`.
-    pub fn provided(&mut self, skill: ProvidedSkill) -> &mut Self {
-        self.entries.push(Entry {
+    fn of_provided(skill: ProvidedSkill) -> Self {
+        Entry {
             name: skill.name().clone(),
             model_visible: !skill.disable_model_invocation(),
             body: Body::Memory(skill),
-        });
-        self
+        }
     }
 
-    /// The reader. Nothing is opened yet: each root is opened (and checked) the first time a
-    /// read needs it. Of two skills with the same name (ignoring case) the first is kept.
-    #[must_use]
-    pub fn build(&self) -> SkillReader {
-        let roots: Arc<[ReaderRoot]> = self
-            .found
-            .roots
-            .iter()
-            .map(|record| ReaderRoot {
-                record: record.clone(),
-                handle: OnceLock::new(),
-            })
-            .collect();
-        SkillReader {
-            roots,
-            view: Arc::new(View::of(self.entries.iter().cloned())),
-            max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
-            look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
+    /// The directory as the marker and the catalog show it: a path, or `skill://<name>`.
+    fn directory_label(&self) -> String {
+        match &self.body {
+            Body::Disk { directory, .. } => directory.display().to_string(),
+            Body::Memory(_) => uri::directory(&self.name),
         }
     }
 }
 
-impl View {
+impl Index {
+    /// The index of a discovery's skills (names are unique there).
+    pub(crate) fn of_discovered(found: &Discovered) -> Self {
+        Index::of(found.skills.iter().map(Entry::of_skill))
+    }
+
+    /// Of two entries with one name (ignoring case), the first is kept.
     fn of(entries: impl IntoIterator<Item = Entry>) -> Self {
-        let mut view = View::default();
+        let mut index = Index::default();
         for entry in entries {
             let key = entry.name.key();
-            if view.by_key.contains_key(&key) {
+            if index.by_key.contains_key(&key) {
                 continue;
             }
-            let position = view.entries.len();
+            let position = index.entries.len();
             if let Body::Disk { directory, .. } = &entry.body {
-                view.by_directory.insert(directory.clone(), position);
+                index.by_directory.insert(directory.clone(), position);
             }
-            view.by_key.insert(key, position);
-            view.entries.push(entry);
+            index.by_key.insert(key, position);
+            index.entries.push(entry);
         }
-        view
-    }
-
-    fn by_name(&self, name: &str) -> Option<&Entry> {
-        self.by_key
-            .get(&name_key(name))
-            .and_then(|&position| self.entries.get(position))
-    }
-
-    /// The directory relative paths resolve against: the only disk skill's folder.
-    fn base(&self) -> Base<'_> {
-        match self.entries.as_slice() {
-            [] => Base::None,
-            [
-                Entry {
-                    body: Body::Disk { directory, .. },
-                    ..
-                },
-            ] => Base::One(directory),
-            _ => Base::Several,
-        }
+        index
     }
 }
 
@@ -326,35 +281,64 @@ impl Read for SkillFileReader {
 }
 
 impl SkillReader {
-    /// A reader over every skill `found` holds.
+    /// A reader over every skill `found` holds. Nothing is opened yet: each root is opened (and
+    /// checked) the first time a read needs it.
     #[must_use]
     pub fn new(found: &Discovered) -> Self {
-        Self::builder(found).skills(&found.skills).build()
-    }
-
-    /// A builder whose roots are those of `found`, exposing no skill yet.
-    #[must_use]
-    pub fn builder(found: &Discovered) -> ReaderBuilder<'_> {
-        ReaderBuilder {
-            found,
-            entries: Vec::new(),
+        let roots: Arc<[ReaderRoot]> = found
+            .roots
+            .iter()
+            .map(|record| ReaderRoot {
+                record: record.clone(),
+                handle: OnceLock::new(),
+            })
+            .collect();
+        SkillReader {
+            roots,
+            disk: found.reader_index(),
+            memory: Arc::default(),
+            filter: None,
+            max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
+            look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
         }
     }
 
-    /// A reader exposing only the skills `keep` accepts (sharing this reader's root handles).
+    /// This reader, also exposing skills held in memory (served as `skill://<name>/…`). A
+    /// skill whose name (ignoring case) is taken already is left out.
     #[must_use]
-    pub fn only(&self, keep: impl Fn(&SkillName, bool) -> bool) -> SkillReader {
+    pub fn with_provided(&self, skills: impl IntoIterator<Item = ProvidedSkill>) -> SkillReader {
         let entries = self
-            .view
+            .memory
             .entries
             .iter()
-            .filter(|entry| keep(&entry.name, entry.model_visible))
-            .cloned();
+            .cloned()
+            .chain(skills.into_iter().map(Entry::of_provided))
+            .filter(|entry| {
+                !matches!(entry.body, Body::Memory(_))
+                    || !self.disk.by_key.contains_key(&entry.name.key())
+            });
         SkillReader {
-            roots: Arc::clone(&self.roots),
-            view: Arc::new(View::of(entries)),
-            max_file_bytes: self.max_file_bytes,
-            look_ahead_bytes: self.look_ahead_bytes,
+            memory: Arc::new(Index::of(entries)),
+            ..self.clone()
+        }
+    }
+
+    /// A reader exposing only the skills `keep` accepts, given each skill's name and whether it
+    /// is model-visible (sharing this reader's root handles and index; nothing is scanned).
+    #[must_use]
+    pub fn only(
+        &self,
+        keep: impl Fn(&SkillName, bool) -> bool + Send + Sync + 'static,
+    ) -> SkillReader {
+        let filter: Filter = match self.filter.clone() {
+            None => Some(Arc::new(keep)),
+            Some(before) => Some(Arc::new(move |name: &SkillName, visible: bool| {
+                before(name, visible) && keep(name, visible)
+            })),
+        };
+        SkillReader {
+            filter,
+            ..self.clone()
         }
     }
 
@@ -372,22 +356,72 @@ impl SkillReader {
         self
     }
 
-    /// The names of the exposed skills, in the order they were added.
+    fn exposes(&self, entry: &Entry) -> bool {
+        self.filter
+            .as_ref()
+            .is_none_or(|keep| keep(&entry.name, entry.model_visible))
+    }
+
+    /// Every exposed skill: the discovered ones, then those in memory.
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.disk
+            .entries
+            .iter()
+            .chain(&self.memory.entries)
+            .filter(|entry| self.exposes(entry))
+    }
+
+    /// The exposed skill with this name (ignoring case).
+    fn by_name(&self, name: &str) -> Option<&Entry> {
+        let key = name_key(name);
+        [&self.disk, &self.memory]
+            .into_iter()
+            .find_map(|index| index.by_key.get(&key).and_then(|&at| index.entries.get(at)))
+            .filter(|entry| self.exposes(entry))
+    }
+
+    /// The exposed skill whose folder is `directory`.
+    fn by_directory(&self, directory: &Path) -> Option<&Entry> {
+        self.disk
+            .by_directory
+            .get(directory)
+            .and_then(|&at| self.disk.entries.get(at))
+            .filter(|entry| self.exposes(entry))
+    }
+
+    /// The directory relative paths resolve against: the folder of the only exposed skill.
+    fn base(&self) -> Base<'_> {
+        let mut exposed = self.entries();
+        match (exposed.next(), exposed.next()) {
+            (None, _) => Base::None,
+            (
+                Some(Entry {
+                    body: Body::Disk { directory, .. },
+                    ..
+                }),
+                None,
+            ) => Base::One(directory),
+            _ => Base::Several,
+        }
+    }
+
+    /// The names of the exposed skills: the discovered ones in discovery order, then those in
+    /// memory.
     pub fn names(&self) -> impl Iterator<Item = &SkillName> {
-        self.view.entries.iter().map(|entry| &entry.name)
+        self.entries().map(|entry| &entry.name)
     }
 
     /// Whether a skill with this name (ignoring case) is exposed.
     #[must_use]
     pub fn contains(&self, name: &str) -> bool {
-        self.view.by_name(name).is_some()
+        self.by_name(name).is_some()
     }
 
     /// The name of the skill file of `name` in its folder: `SKILL.md`, or `skill.md` when that
     /// is what the folder holds (skills in memory always have `SKILL.md`).
     #[must_use]
     pub fn skill_file_name(&self, name: &str) -> Option<&std::ffi::OsStr> {
-        self.view.by_name(name).map(|entry| match &entry.body {
+        self.by_name(name).map(|entry| match &entry.body {
             Body::Disk { file_name, .. } => file_name.as_os_str(),
             Body::Memory(_) => std::ffi::OsStr::new(SKILL_FILE),
         })
@@ -396,7 +430,7 @@ impl SkillReader {
     /// Whether no skill is exposed.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.view.entries.is_empty()
+        self.entries().next().is_none()
     }
 
     /// Opens a file of an exposed skill for reading: an absolute path, a path relative to the
@@ -422,7 +456,6 @@ impl SkillReader {
     /// As [`SkillReader::open`]; an unknown name is [`BoundaryError::NotFound`].
     pub fn open_in(&self, name: &str, relative: &str) -> Result<SkillFileReader, BoundaryError> {
         let entry = self
-            .view
             .by_name(name)
             .ok_or_else(|| not_found(uri::resource(name, relative)))?;
         let located = Located::by_uri(entry, relative)?;
@@ -443,7 +476,6 @@ impl SkillReader {
         relative: &str,
     ) -> Result<Vec<DirectoryEntry>, BoundaryError> {
         let entry = self
-            .view
             .by_name(name)
             .ok_or_else(|| not_found(uri::resource(name, relative)))?;
         let label = || uri::resource(&entry.name, relative);
@@ -569,12 +601,11 @@ impl SkillReader {
         {
             let parsed = SkillUri::parse(text).map_err(|_| BoundaryError::OutsideBoundary)?;
             let entry = self
-                .view
                 .by_name(&parsed.name)
                 .ok_or_else(|| not_found(text.to_owned()))?;
             return Located::by_uri(entry, &parsed.relative);
         }
-        let absolute = match (path.is_absolute(), self.view.base()) {
+        let absolute = match (path.is_absolute(), self.base()) {
             (true, _) => paths::absolute_against(Path::new("/"), path),
             (false, Base::One(base)) => paths::absolute_against(base, path),
             (false, Base::Several) => {
@@ -586,8 +617,7 @@ impl SkillReader {
         };
         let entry = absolute
             .ancestors()
-            .find_map(|folder| self.view.by_directory.get(folder))
-            .and_then(|&position| self.view.entries.get(position))
+            .find_map(|folder| self.by_directory(folder))
             .ok_or(BoundaryError::OutsideBoundary)?;
         let Body::Disk { directory, .. } = &entry.body else {
             return Err(BoundaryError::OutsideBoundary);

@@ -240,10 +240,9 @@ impl SkillRuntime {
             .iter()
             .filter(|skill| skill.is_model_visible())
             .collect();
-        let mut exposed: HashSet<String> = visible.iter().map(|skill| skill.key()).collect();
-        exposed.extend(selected.iter().map(|skill| skill.key()));
+        let selected: HashSet<String> = selected.iter().map(|skill| skill.key()).collect();
         // Nothing exposed: the host's prompt and tools come back untouched, whatever they hold.
-        if exposed.is_empty() {
+        if visible.is_empty() && selected.is_empty() {
             return Ok(PreparedRun {
                 system_prompt: request.system_prompt,
                 tools: request.host_tools,
@@ -266,9 +265,11 @@ impl SkillRuntime {
                 .map(|skill| (skill.name().clone(), skill.directory()))
                 .collect::<BTreeMap<_, _>>()
         });
+        // The model-visible skills and the selected ones; a manual-only skill that was not
+        // selected stays unreadable.
         let reader = resolved
             .reader
-            .only(|name, _| exposed.contains(&name.key()));
+            .only(move |name, visible| visible || selected.contains(&name.key()));
         let executor = Executor::new(reader_name, reader, activate, self.policy.clone());
         let mut tools = request.host_tools;
         tools.extend(executor.schemas());

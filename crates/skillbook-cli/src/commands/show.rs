@@ -46,9 +46,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
     };
     // Through the skill reader, as a model would read it: a file swapped since discovery is
     // refused, never followed.
-    let (content, truncated) = SkillReader::builder(&found)
-        .skill(skill)
-        .build()
+    let (content, truncated) = SkillReader::new(&found)
         .skill_text(&skill.name, MAX_SHOWN_BYTES)
         .with_context(|| format!("cannot read {}", skill.path.display()))?;
     match common.format {

@@ -359,7 +359,7 @@ fn skills_in_memory_are_read_listed_and_never_touch_the_disk() {
         .unwrap()
         .with_file("refs/style.md", b"Short.\n".as_slice())
         .unwrap();
-    let reader = SkillReader::builder(&found).provided(memo).build();
+    let reader = SkillReader::new(&found).with_provided([memo]);
     let result = reader
         .call(&json!({ "path": "skill://team%20memo/SKILL.md" }))
         .unwrap();

@@ -1,7 +1,7 @@
 //! Resolving a [`Scope`] into the skills of one run: discovery, enabled names, provided skills,
 //! and the one reader every read of those skills goes through.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -185,7 +185,11 @@ impl Scope {
                 })
             })
             .collect();
-        let disk_reader = reader(&found, &skills);
+        let mut disk_reader = SkillReader::new(&found);
+        if let Some(keys) = &enabled {
+            let keys: HashSet<String> = keys.iter().cloned().collect();
+            disk_reader = disk_reader.only(move |name, _| keys.contains(&name.key()));
+        }
         let mut index: HashMap<String, usize> = skills
             .iter()
             .enumerate()
@@ -210,7 +214,10 @@ impl Scope {
             index.insert(key, skills.len());
             skills.push(ScopedSkill::Provided(provided.clone()));
         }
-        let reader = reader(&found, &skills);
+        let reader = disk_reader.with_provided(skills.iter().filter_map(|skill| match skill {
+            ScopedSkill::Provided(provided) => Some(provided.clone()),
+            ScopedSkill::Disk(_) => None,
+        }));
         Ok(ResolvedScope {
             skills,
             diagnostics: found.diagnostics.clone(),
@@ -218,18 +225,6 @@ impl Scope {
             found,
         })
     }
-}
-
-/// A reader over `skills` (which all come from `found` or from memory).
-fn reader(found: &Discovered, skills: &[ScopedSkill]) -> SkillReader {
-    let mut builder = SkillReader::builder(found);
-    for skill in skills {
-        match skill {
-            ScopedSkill::Disk(skill) => builder.skill(skill),
-            ScopedSkill::Provided(skill) => builder.provided(skill.clone()),
-        };
-    }
-    builder.build()
 }
 
 /// A provided skill pointing at a file must lie under a declared root, and fit the size limit.
