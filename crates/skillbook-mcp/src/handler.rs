@@ -7,7 +7,8 @@ use std::ops::Range;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    DIRECTORY_MIME_TYPE, ErrorCode, GetSkillRequestParams, GetSkillResult, ListResourcesResult,
+    DIRECTORY_MIME_TYPE, DiscoverResult, ErrorCode, GetSkillRequestParams, GetSkillResult,
+    InitializeRequestParams, InitializeResult, ListResourcesResult,
     ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
     ReadResourceResponse, Resource, ServerConfig, SkillFrontmatter, SkillResource, SkillResources,
@@ -42,8 +43,27 @@ const SERVED_METHODS: [&str; 8] = [
 pub const MANUAL_ONLY_META_KEY: &str = "skillbook/disableModelInvocation";
 
 impl ServerHandler for SkillServer {
+    /// The capabilities and server info without the instructions: rmcp asks for this on every
+    /// `skills/*` request, and the catalog can be megabytes.
     fn get_info(&self) -> ServerConfig {
-        self.state().config.clone()
+        self.state().info.clone()
+    }
+
+    /// `initialize` answers with the instructions (the catalog) as well.
+    fn negotiate_initialize(
+        &self,
+        request: &InitializeRequestParams,
+    ) -> Result<InitializeResult, ErrorData> {
+        WithInstructions(self.state().config.clone()).negotiate_initialize(request)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        WithInstructions(self.state().config.clone())
+            .discover(context)
+            .await
     }
 
     async fn list_skills(
@@ -139,6 +159,15 @@ impl ServerHandler for SkillServer {
         self.blocking(move |state| call_tool(state, request))
             .await
             .map(CallToolResponse::from)
+    }
+}
+
+/// The whole configuration, instructions included, for the methods that send it.
+struct WithInstructions(ServerConfig);
+
+impl ServerHandler for WithInstructions {
+    fn get_info(&self) -> ServerConfig {
+        self.0.clone()
     }
 }
 

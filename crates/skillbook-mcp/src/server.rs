@@ -244,6 +244,8 @@ pub(crate) struct State {
     pub(crate) tool: Option<ReadTool>,
     /// What `initialize` answers.
     pub(crate) config: ServerConfig,
+    /// The same without the instructions, for every other request that asks.
+    pub(crate) info: ServerConfig,
     /// Entries per page.
     pub(crate) page_size: usize,
     /// What one skill may serve.
@@ -272,12 +274,14 @@ impl State {
             .filter(|(_, listed)| listed.unserved.is_none())
             .map(|(position, listed)| (listed.skill.name().to_string(), position))
             .collect();
+        let info = server_config(None);
         State {
             listed,
             served,
             reader: resolved.reader,
             tool,
             config: server_config(catalog.map(|catalog| catalog.text)),
+            info,
             page_size,
             limits,
             digests,

@@ -25,8 +25,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
-/// The most directories watched by default.
-pub const DEFAULT_MAX_WATCHES: usize = 8192;
+/// The most directories watched by default (and never more than half of the kernel's
+/// `fs.inotify.max_user_watches`, whose default is 8,192 on older kernels and scales with memory
+/// on newer ones: a server may watch up to 65,536 folders, a desktop session keeps the rest).
+pub const DEFAULT_MAX_WATCHES: usize = 65_536;
 
 /// What the watches saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
