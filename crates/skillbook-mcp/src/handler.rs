@@ -8,11 +8,10 @@ use std::ops::Range;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
     DIRECTORY_MIME_TYPE, DiscoverResult, ErrorCode, GetSkillRequestParams, GetSkillResult,
-    InitializeRequestParams, InitializeResult, ListResourcesResult,
-    ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
-    ReadResourceResponse, Resource, ServerConfig, SkillFrontmatter, SkillResource, SkillResources,
-    Tool,
+    InitializeRequestParams, InitializeResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, Resource,
+    ServerConfig, SkillFrontmatter, SkillResource, SkillResources, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};

@@ -43,7 +43,7 @@ mod walk;
 #[cfg(feature = "watch")]
 pub(crate) mod watches;
 
-pub(crate) use walk::Observer;
+pub(crate) use walk::{Inspected, Observer};
 
 pub use cache::DiscoveryCache;
 
@@ -368,6 +368,13 @@ impl Discovery {
         self.run_with(record, parse::workers(), None)
     }
 
+    /// Runs discovery reading every skill file whole, and returns each file (shadowed ones too)
+    /// with its text, for a checker that grades the format itself: every file is read once.
+    pub(crate) fn inspect(&self) -> (Discovered, Vec<Inspected>) {
+        let (found, _, inspected) = self.walk(false, parse::workers(), None, true);
+        (found, inspected)
+    }
+
     /// Runs discovery, recording stamps, and tells `observer` about every directory just before
     /// it is searched (so a watcher can watch exactly those).
     pub(crate) fn run_watched(
@@ -385,8 +392,21 @@ impl Discovery {
         workers: usize,
         observer: Option<Observer<'_>>,
     ) -> (Discovered, Vec<cache::Stamp>) {
+        let (found, stamps, _) = self.walk(record, workers, observer, false);
+        (found, stamps)
+    }
+
+    /// The walk behind every way of running discovery.
+    fn walk(
+        &self,
+        record: bool,
+        workers: usize,
+        observer: Option<Observer<'_>>,
+        inspect: bool,
+    ) -> (Discovered, Vec<cache::Stamp>, Vec<Inspected>) {
         let (walker, parsed) = parse::with_workers(workers, |jobs| {
-            let mut walker = walk::Walker::new(self.symlinks, self.limits, record, jobs, observer);
+            let mut walker =
+                walk::Walker::new(self.symlinks, self.limits, record, jobs, observer, inspect);
             for root in self.roots() {
                 let source = if root.path.starts_with(&self.workspace) {
                     Source::Workspace
@@ -400,6 +420,7 @@ impl Discovery {
         });
         let walk::Walked {
             skills,
+            inspected,
             roots,
             mut diagnostics,
             stamps,
@@ -417,7 +438,7 @@ impl Discovery {
             roots,
             index: IndexMemo::default(),
         };
-        (found, stamps)
+        (found, stamps, inspected)
     }
 
     fn remove_duplicates(

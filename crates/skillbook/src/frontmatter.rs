@@ -234,10 +234,10 @@ impl<'p> Scanner<'p> {
             Diagnostic::error(
                 DiagnosticCode::InvalidUtf8,
                 self.path,
-                "the file is not valid UTF-8; invalid bytes were replaced with U+FFFD. Save the \
-                 file as UTF-8",
+                "the file is not valid UTF-8; invalid bytes were replaced with U+FFFD",
             )
-            .at(line, 1),
+            .at(line, 1)
+            .with_hint("save the file as UTF-8"),
         );
     }
 

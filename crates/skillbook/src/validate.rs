@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::discovery::{Discovery, Home, Limits, SymlinkPolicy};
+use crate::frontmatter::SkillDocument;
 
 mod source;
 
@@ -237,29 +238,19 @@ impl Checker {
             .extra_root(&absolute)
             .symlinks(self.symlinks)
             .limits(self.limits);
-        let found = discovery.discover();
-        let mut files: Vec<PathBuf> = found
-            .skills
-            .iter()
-            .map(|skill| skill.path.clone())
+        // Discovery reads every skill file whole once (shadowed ones too); its content findings
+        // are graded again below for this mode, its walk findings are kept as they are.
+        let (found, inspected) = discovery.inspect();
+        let walk_diagnostics: Vec<Diagnostic> = found
+            .diagnostics
+            .into_iter()
+            .filter(|diagnostic| {
+                class(diagnostic.code) == Class::Walk || diagnostic.code == DiagnosticCode::Shadowed
+            })
             .collect();
-        let mut walk_diagnostics = Vec::new();
-        for diagnostic in found.diagnostics {
-            if matches!(
-                diagnostic.code,
-                DiagnosticCode::Shadowed | DiagnosticCode::DuplicateName
-            ) {
-                files.push(diagnostic.path.clone());
-            }
-            // Content diagnostics are found again below, graded for this mode.
-            if class(diagnostic.code) == Class::Walk || diagnostic.code == DiagnosticCode::Shadowed
-            {
-                walk_diagnostics.push(diagnostic);
-            }
-        }
         let mut report = Report::default();
-        for file in files {
-            report.merge(self.check_file(&file, false));
+        for file in inspected {
+            report.merge(self.report_of(&file.path, &file.document, &file.text));
         }
         report
             .diagnostics
@@ -286,11 +277,16 @@ impl Checker {
                 return Report::problem(unreadable(path, &failure));
             }
         };
-        let diagnostics = check_document(path, &source.document, self.mode);
+        self.report_of(path, &source.document, &source.text)
+    }
+
+    /// The graded findings of one parsed skill file, with the source line of each.
+    fn report_of(&self, path: &Path, document: &SkillDocument, text: &str) -> Report {
+        let diagnostics = check_document(path, document, self.mode);
         let mut source_lines = BTreeMap::new();
         for line in diagnostics.iter().filter_map(|diagnostic| diagnostic.line) {
             let index = usize::try_from(line - 1).unwrap_or(usize::MAX);
-            if let Some(text) = source.text.lines().nth(index) {
+            if let Some(text) = text.lines().nth(index) {
                 let text = text.strip_prefix('\u{feff}').unwrap_or(text);
                 let text = text.strip_suffix('\r').unwrap_or(text);
                 source_lines.insert((path.to_path_buf(), line), text.to_owned());

@@ -359,32 +359,18 @@ pub(crate) fn open_resolved(directory: &Dir, relative: &Path) -> io::Result<Open
     open_file_nofollow(&folder, name)
 }
 
-/// The first `max_bytes` of a regular file the user named by its path, and its full length;
-/// `Ok(None)` when it is not a regular file. Never blocks on a FIFO; follows a final link only
-/// when asked.
-pub(crate) fn read_named_file(
-    path: &Path,
-    follow_link: bool,
-    max_bytes: u64,
-) -> io::Result<Option<(Vec<u8>, u64)>> {
-    use std::io::Read;
+/// Opens a file the user named by its path, without blocking (a FIFO opens at once; the caller
+/// inspects [`Opened::metadata`]); follows a final link only when asked.
+pub(crate) fn open_named_file(path: &Path, follow_link: bool) -> io::Result<Opened> {
     let mut options = OpenOptions::new();
     options.read(true).nonblock(true).follow(if follow_link {
         FollowSymlinks::Yes
     } else {
         FollowSymlinks::No
     });
-    let opened = Opened::new(File::open_ambient_with(
+    Opened::new(File::open_ambient_with(
         path,
         &options,
         ambient_authority(),
-    )?)?;
-    if !opened.metadata.is_file() {
-        return Ok(None);
-    }
-    let len = opened.metadata.len();
-    let capacity = usize::try_from(len.min(max_bytes)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(capacity);
-    opened.file.take(max_bytes).read_to_end(&mut bytes)?;
-    Ok(Some((bytes, len)))
+    )?)
 }

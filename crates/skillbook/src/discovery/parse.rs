@@ -8,13 +8,13 @@
 //! (a server may run under a limit of 64).
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Mutex, PoisonError};
 
 use super::skill_file::{self, OpenFile};
 use crate::diagnostic::Diagnostic;
-use crate::frontmatter::SkillDocument;
+use crate::frontmatter::{Needs, SkillDocument};
 
 /// The most opened skill files waiting for a worker.
 const IN_FLIGHT: usize = 16;
@@ -22,8 +22,8 @@ const IN_FLIGHT: usize = 16;
 /// The most worker threads.
 const MAX_WORKERS: usize = 4;
 
-/// A parsed skill file and the format findings about it.
-pub(super) type Parsed = io::Result<(SkillDocument, Vec<Diagnostic>)>;
+/// A parsed skill file, the format findings about it, and (when inspecting) its text.
+pub(super) type Parsed = io::Result<(SkillDocument, Vec<Diagnostic>, Option<String>)>;
 
 /// One skill file to read.
 pub(super) struct Job {
@@ -31,13 +31,27 @@ pub(super) struct Job {
     pub(super) opened: OpenFile,
     pub(super) path: PathBuf,
     pub(super) max_bytes: u64,
+    /// Read the whole file and keep its text, for a checker (which grades the format itself).
+    pub(super) inspect: bool,
 }
 
-/// Reads and parses one skill file, and checks it against the format (leniently).
-pub(super) fn parse(opened: OpenFile, path: &Path, max_bytes: u64) -> Parsed {
-    let document = skill_file::read(opened, path, max_bytes)?;
-    let findings = crate::format::lenient_findings(path, &document);
-    Ok((document, findings))
+/// Reads and parses one skill file, and checks it against the format (leniently) — or, when
+/// inspecting, reads all of it and keeps its text instead.
+pub(super) fn parse(job: Job) -> Parsed {
+    let Job {
+        opened,
+        path,
+        max_bytes,
+        inspect,
+        ..
+    } = job;
+    if inspect {
+        let (document, text) = skill_file::read(opened, &path, max_bytes, Needs::Everything, true)?;
+        return Ok((document, Vec::new(), text));
+    }
+    let (document, _) = skill_file::read(opened, &path, max_bytes, Needs::Catalog, false)?;
+    let findings = crate::format::lenient_findings(&path, &document);
+    Ok((document, findings, None))
 }
 
 /// How many workers to start: none on a single core.
@@ -76,8 +90,9 @@ fn work(queue: &Mutex<Receiver<Job>>, results: &mpsc::Sender<(usize, Parsed)>) {
         let Ok(job) = job else {
             return;
         };
-        let parsed = parse(job.opened, &job.path, job.max_bytes);
-        if results.send((job.slot, parsed)).is_err() {
+        let slot = job.slot;
+        let parsed = parse(job);
+        if results.send((slot, parsed)).is_err() {
             return;
         }
     }

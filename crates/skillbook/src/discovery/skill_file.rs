@@ -14,19 +14,30 @@ pub(crate) struct OpenFile {
     pub(crate) len: u64,
 }
 
-/// Reads as much of the file as discovery needs, at most `max_bytes`.
-pub(crate) fn read(opened: OpenFile, path: &Path, max_bytes: u64) -> io::Result<SkillDocument> {
-    let mut scanner = Scanner::new(path, Needs::Catalog);
+/// Reads as much of the file as `needs` asks, at most `max_bytes`; with `keep_text`, also
+/// returns the text read (invalid UTF-8 replaced), for a checker to quote.
+pub(crate) fn read(
+    opened: OpenFile,
+    path: &Path,
+    max_bytes: u64,
+    needs: Needs,
+    keep_text: bool,
+) -> io::Result<(SkillDocument, Option<String>)> {
+    let mut scanner = Scanner::new(path, needs);
+    let mut kept = keep_text.then(String::new);
     if opened.len > max_bytes {
-        scanner.diagnostic(Diagnostic::warning(
-            DiagnosticCode::FileTooLarge,
-            path,
-            format!(
-                "the file is {} bytes, over the {max_bytes}-byte limit; only the beginning was \
-                 read. Move long material into reference files next to SKILL.md",
-                opened.len
-            ),
-        ));
+        scanner.diagnostic(
+            Diagnostic::warning(
+                DiagnosticCode::FileTooLarge,
+                path,
+                format!(
+                    "the file is {} bytes, over the {max_bytes}-byte limit; only the beginning \
+                     was read",
+                    opened.len
+                ),
+            )
+            .with_hint("move long material into reference files next to SKILL.md"),
+        );
     }
     let mut reader = BufReader::with_capacity(8 * 1024, opened.file.take(max_bytes));
     let mut line = Vec::with_capacity(256);
@@ -43,6 +54,9 @@ pub(crate) fn read(opened: OpenFile, path: &Path, max_bytes: u64) -> io::Result<
             // Count the line first so the diagnostic points at it.
             let lossy = String::from_utf8_lossy(&line).into_owned();
             let progress = scanner.push_line(&lossy);
+            if let Some(kept) = &mut kept {
+                kept.push_str(&lossy);
+            }
             scanner.invalid_utf8_on_last_line();
             if progress == Progress::Enough {
                 break;
@@ -50,11 +64,14 @@ pub(crate) fn read(opened: OpenFile, path: &Path, max_bytes: u64) -> io::Result<
             continue;
         }
         let text = text.unwrap_or_else(|| String::from_utf8_lossy(&line).into_owned());
+        if let Some(kept) = &mut kept {
+            kept.push_str(&text);
+        }
         if scanner.push_line(&text) == Progress::Enough {
             break;
         }
     }
-    Ok(scanner.finish())
+    Ok((scanner.finish(), kept))
 }
 
 /// The line as UTF-8; `None` when it holds invalid bytes. A sequence cut by the size limit at

@@ -35,9 +35,19 @@ const MAX_ROOT_LINKS: usize = 40;
 /// can watch exactly the directories discovery depends on.
 pub(crate) type Observer<'o> = &'o mut dyn FnMut(&Path);
 
+/// A skill file as a checker sees it: where it is, what the reader made of it, and its text.
+#[derive(Debug, Clone)]
+pub(crate) struct Inspected {
+    pub(crate) path: PathBuf,
+    pub(crate) document: crate::frontmatter::SkillDocument,
+    pub(crate) text: String,
+}
+
 /// What a walk produced, before duplicate names are resolved.
 pub(super) struct Walked {
     pub(super) skills: Vec<Skill>,
+    /// Every skill file read, whole, when inspecting (shadowed ones too).
+    pub(super) inspected: Vec<Inspected>,
     pub(super) roots: Vec<RootRecord>,
     pub(super) diagnostics: Vec<Diagnostic>,
     /// The state of every path the result depends on, when recording.
@@ -71,6 +81,8 @@ pub(super) struct Walker<'o> {
     /// The state of each path read, for a cache to check later; `None` when not recording.
     stamps: Option<Vec<Stamp>>,
     observer: Option<Observer<'o>>,
+    /// Read each skill file whole and keep it, for a checker.
+    inspect: bool,
 }
 
 /// How a directory waiting to be searched is opened.
@@ -128,8 +140,10 @@ impl<'o> Walker<'o> {
         record: bool,
         jobs: Option<SyncSender<Job>>,
         observer: Option<Observer<'o>>,
+        inspect: bool,
     ) -> Self {
         Walker {
+            inspect,
             stamps: record.then(Vec::new),
             symlinks,
             limits,
@@ -161,6 +175,7 @@ impl<'o> Walker<'o> {
         let mut walk_diagnostics = std::mem::take(&mut self.diagnostics).into_iter();
         let mut diagnostics = Vec::with_capacity(walk_diagnostics.len());
         let mut skills = Vec::with_capacity(self.slots.len());
+        let mut inspected = Vec::new();
         let mut taken = 0;
         for (slot, parsed) in self.slots.into_iter().zip(by_slot) {
             diagnostics.extend(
@@ -170,7 +185,14 @@ impl<'o> Walker<'o> {
             );
             taken = slot.diagnostics_before;
             match parsed {
-                Some(Ok((mut document, findings))) => {
+                Some(Ok((mut document, findings, text))) => {
+                    if let Some(text) = text {
+                        inspected.push(Inspected {
+                            path: slot.path.clone(),
+                            document: document.clone(),
+                            text,
+                        });
+                    }
                     diagnostics.append(&mut document.diagnostics);
                     diagnostics.extend(findings);
                     skills.push(Skill::from_document(
@@ -189,6 +211,7 @@ impl<'o> Walker<'o> {
         diagnostics.extend(walk_diagnostics);
         Walked {
             skills,
+            inspected,
             roots: self.roots,
             diagnostics,
             stamps: self.stamps.unwrap_or_default(),
@@ -630,6 +653,7 @@ impl<'o> Walker<'o> {
             },
             path,
             max_bytes,
+            inspect: self.inspect,
         };
         let job = match &self.jobs {
             Some(jobs) => match jobs.send(job) {
@@ -638,8 +662,7 @@ impl<'o> Walker<'o> {
             },
             None => job,
         };
-        let parsed = parse::parse(job.opened, &job.path, max_bytes);
-        self.parsed.push((slot, parsed));
+        self.parsed.push((slot, parse::parse(job)));
     }
 
     /// A symlink in a collection: its target directory under `Follow`, else nothing (reported).

@@ -1,12 +1,12 @@
-//! Reading one skill file for the validator: the whole file up to the size limit, never
-//! blocking, with invalid UTF-8 and the size limit reported.
+//! Reading one skill file named on the command line for the validator: all of it up to the
+//! size limit, never blocking, with the same reader (and the same findings) as discovery.
 
 use std::io;
 use std::path::Path;
 
 use crate::boundary::open;
-use crate::diagnostic::{Diagnostic, DiagnosticCode};
-use crate::frontmatter::{self, SkillDocument};
+use crate::discovery::skill_file::{self, OpenFile};
+use crate::frontmatter::{Needs, SkillDocument};
 
 /// A skill file's text and what the reader made of it.
 pub(super) struct SourceFile {
@@ -29,53 +29,18 @@ pub(super) fn read(
     max_bytes: u64,
     follow_link: bool,
 ) -> Result<SourceFile, ReadFailure> {
-    let (bytes, len) = open::read_named_file(path, follow_link, max_bytes)
-        .map_err(ReadFailure::Io)?
-        .ok_or(ReadFailure::NotRegular)?;
-    let truncated = len > max_bytes;
-    let (text, invalid_line) = decode(&bytes, truncated);
-    let mut document = frontmatter::parse(path, &text);
-    if let Some(line) = invalid_line {
-        document.diagnostics.push(
-            Diagnostic::error(
-                DiagnosticCode::InvalidUtf8,
-                path,
-                "the file is not valid UTF-8; invalid bytes were replaced with U+FFFD",
-            )
-            .at(line, 1)
-            .with_hint("save the file as UTF-8"),
-        );
+    let opened = open::open_named_file(path, follow_link).map_err(ReadFailure::Io)?;
+    if !opened.metadata.is_file() {
+        return Err(ReadFailure::NotRegular);
     }
-    if truncated {
-        document.diagnostics.push(
-            Diagnostic::warning(
-                DiagnosticCode::FileTooLarge,
-                path,
-                format!(
-                    "the file is {} bytes, over the {max_bytes}-byte limit; only the beginning \
-                     was read",
-                    len
-                ),
-            )
-            .with_hint("move long material into reference files next to SKILL.md"),
-        );
-    }
-    Ok(SourceFile { text, document })
-}
-
-/// The bytes as text, and the 1-based line of the first invalid UTF-8 sequence. A sequence cut
-/// by the size limit at the very end is dropped rather than reported.
-fn decode(bytes: &[u8], truncated: bool) -> (String, Option<u64>) {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => (text.to_owned(), None),
-        Err(error) if truncated && error.error_len().is_none() => (
-            String::from_utf8_lossy(&bytes[..error.valid_up_to()]).into_owned(),
-            None,
-        ),
-        Err(error) => {
-            let valid = &bytes[..error.valid_up_to()];
-            let line = valid.iter().filter(|byte| **byte == b'\n').count() as u64 + 1;
-            (String::from_utf8_lossy(bytes).into_owned(), Some(line))
-        }
-    }
+    let file = OpenFile {
+        len: opened.metadata.len(),
+        file: opened.file,
+    };
+    let (document, text) = skill_file::read(file, path, max_bytes, Needs::Everything, true)
+        .map_err(ReadFailure::Io)?;
+    Ok(SourceFile {
+        text: text.unwrap_or_default(),
+        document,
+    })
 }
