@@ -4,7 +4,7 @@
 //! Markdown instructions. skillbook finds skills under a workspace, the user's home and extra
 //! roots ([`Discovery`]), shows a model a small, cache-stable catalog of them ([`Catalog`]), and
 //! lets the model read a skill's full text only when a task needs it, through a read tool that
-//! cannot leave the skill folders ([`boundary`], [`read`]).
+//! cannot leave the skill folders ([`SkillReader`]).
 //!
 //! ```
 //! use skillbook::{Catalog, Discovery, Home};
@@ -32,13 +32,24 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
-//! The modules follow the specification's nouns: [`discovery`] walks roots, [`frontmatter`]
-//! reads a `SKILL.md`, [`catalog`] renders what the model sees, [`boundary`] and [`read`] are
-//! where a model touches the disk, [`runtime`] prepares each agent run (the three ways a skill
-//! reaches a model), [`sources`] holds skills that live in memory, an embedded directory or a
-//! zip archive, [`validate`] checks skills against the Agent Skills format, `watch` (feature
-//! `watch`, on by default) re-discovers on change, and [`diagnostic`] types every problem met
-//! on the way. [`DiscoveryCache`] makes repeated discovery nearly free.
+//! The modules follow the specification's nouns, in the order a skill flows through them:
+//!
+//! - [`format`](mod@format) — the Agent Skills format's rules and the [`SkillName`] type (pure: no disk);
+//! - [`frontmatter`] — reading a `SKILL.md`;
+//! - [`discovery`] — walking roots (by handles, never by paths), with [`DiscoveryCache`] making
+//!   repeated discovery nearly free and `watch` (feature `watch`, on by default) re-discovering
+//!   on change;
+//! - [`boundary`] — the one module that opens anything on disk, and [`ReadBoundary`] for hosts
+//!   that read a workspace as well;
+//! - [`reader`] — the [`SkillReader`] every surface reads skills through: one handle per root,
+//!   each skill folder verified to be the one discovery found, links kept inside their skill;
+//! - [`read`] — the `read_file` tool's arguments, segments and results;
+//! - [`catalog`] — what the model sees; [`uri`] — the `skill://` addresses;
+//! - [`runtime`] — each agent run (the three ways a skill reaches a model), on a resolved
+//!   [`runtime::Scope`];
+//! - [`sources`] — skills in memory, an embedded directory or a zip archive;
+//! - [`validate`] — `skillbook check`; [`diagnostic`] and [`error`] — every problem met on the
+//!   way, typed, with stable codes.
 //!
 //! Features (all on by default): `embed` ([`sources::from_embedded`]), `zip`
 //! ([`sources::from_zip`]) and `watch` (hot reload and [`DiscoveryCache::watching`]).

@@ -423,3 +423,29 @@ fn skill_text_is_cut_at_the_limit_and_says_so() {
         "not_found"
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn followed_links_are_opened_on_demand_never_held() {
+    use std::os::unix::fs::symlink;
+    let temporary = tempfile::tempdir().unwrap();
+    let top = temporary.path();
+    fs::create_dir_all(skills_root(top)).unwrap();
+    for number in 0..120 {
+        let target = top.join(format!("shared/linked-{number}"));
+        fs::create_dir_all(&target).unwrap();
+        fs::write(target.join("SKILL.md"), skill_md(&format!("linked-{number}"), false)).unwrap();
+        symlink(&target, skills_root(top).join(format!("linked-{number}"))).unwrap();
+    }
+    let found = discover(top, SymlinkPolicy::Follow);
+    assert_eq!(found.skills.len(), 120);
+    // Each followed link is a root of its own.
+    assert!(found.roots.len() > 120, "{}", found.roots.len());
+    let before = open_descriptors();
+    let reader = SkillReader::new(&found);
+    for skill in &found.skills {
+        assert_eq!(outcome(&reader, &skill.path.display().to_string()), "ok");
+    }
+    let held = open_descriptors().saturating_sub(before);
+    assert!(held <= 8, "{held} descriptors held after reading 120 linked skills");
+}
