@@ -11,6 +11,7 @@ mod output;
 mod settings;
 
 fn main() -> ExitCode {
+    return_large_buffers_to_the_system();
     let cli = cli::Cli::parse();
     init_logging();
     match commands::run(cli) {
@@ -23,6 +24,24 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// glibc keeps freed memory in per-thread arenas and, after a large buffer is freed, raises the
+/// size from which it maps buffers directly. A server that reads a 15 MiB skill file on one
+/// thread after another would then keep each thread's peak for good; a fixed threshold makes
+/// every buffer over 1 MiB go back to the system when freed, so memory stays flat however many
+/// large reads a client pipelines.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[expect(unsafe_code, reason = "mallopt is glibc's own, documented tuning call")]
+fn return_large_buffers_to_the_system() {
+    // SAFETY: mallopt only sets an allocator parameter; it is called before any other thread
+    // exists. A failure (0) leaves glibc's default in place.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn return_large_buffers_to_the_system() {}
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {

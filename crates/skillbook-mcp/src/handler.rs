@@ -95,11 +95,25 @@ impl ServerHandler for SkillServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.blocking(move |state| read::read_resource(state, &request.uri))
-            .await
-            .map(ReadResourceResponse::from)
+        // Take the file's size from the byte budget first, and give it back once the answer is
+        // written: pipelined reads of large files wait instead of piling up in memory.
+        let uri = request.uri;
+        let size = {
+            let uri = uri.clone();
+            self.blocking(move |state| read::size_of(state, &uri))
+                .await?
+        };
+        let budget = self.budget();
+        let permit = budget.take(size).await;
+        let read = self
+            .blocking(move |state| read::read_resource(state, &uri))
+            .await;
+        if let Some(permit) = permit {
+            budget.hold(context.id, permit);
+        }
+        read.map(ReadResourceResponse::from)
     }
 
     async fn read_resource_directory(

@@ -116,12 +116,14 @@
 
 #![deny(missing_docs)]
 
+mod budget;
 mod error;
 mod handler;
 mod index;
 mod read;
 mod server;
 
+pub use budget::DEFAULT_READ_BUDGET;
 pub use error::Error;
 pub use handler::{MANUAL_ONLY_META_KEY, OMITTED_META_KEY};
 pub use rmcp::model::SKILLS_EXTENSION_ID;
@@ -147,7 +149,25 @@ use skillbook::watch::SkillWatcher;
 /// [`Error::Initialize`] when the client does not complete the handshake, [`Error::Session`]
 /// when the session task stops abnormally.
 pub async fn serve_stdio(server: SkillServer) -> Result<(), Error> {
-    let running = server.serve(rmcp::transport::io::stdio()).await?;
+    serve(server, rmcp::transport::io::stdio()).await
+}
+
+/// Serves `server` on `transport` until the client closes the connection, holding each
+/// `resources/read` answer's bytes in the read budget until it is written (see
+/// [`ServerBuilder::read_budget`]).
+///
+/// Call it inside a Tokio runtime.
+///
+/// # Errors
+///
+/// As [`serve_stdio`].
+pub async fn serve<T, E, A>(server: SkillServer, transport: T) -> Result<(), Error>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let transport = budget::Bounded::new(transport.into_transport(), server.budget());
+    let running = server.serve(transport).await?;
     let reason = running.waiting().await?;
     tracing::debug!(?reason, "the MCP session ended");
     Ok(())
@@ -192,6 +212,7 @@ where
             (builder.build()?, None)
         }
     };
+    let transport = budget::Bounded::new(transport.into_transport(), server.budget());
     let running = server.clone().serve(transport).await?;
     let peer = running.peer().clone();
     let reloader = tokio::spawn(async move {

@@ -19,6 +19,13 @@ pub(crate) const MARKDOWN: &str = "text/markdown";
 /// The MIME type of bytes that are not UTF-8 and whose type the name does not tell.
 const OCTET_STREAM: &str = "application/octet-stream";
 
+/// The size of the indexed file at `requested`, as [`read_resource`] would read it; the same
+/// errors when there is none.
+pub(crate) fn size_of(state: &State, requested: &str) -> Result<u64, ErrorData> {
+    let (_, _, file) = locate(state, requested)?;
+    Ok(file.size)
+}
+
 /// Reads the resource at `requested`.
 ///
 /// The URI must name a file of a served skill's index; nothing else is opened, whatever the URI
@@ -31,6 +38,30 @@ pub(crate) fn read_resource(
     state: &State,
     requested: &str,
 ) -> Result<ReadResourceResult, ErrorData> {
+    let (target, position, file) = locate(state, requested)?;
+    let file = &file;
+    let canonical = uri::resource(&target.name, &file.key);
+    let bytes = read_bytes(state, &target.name, file).map_err(|message| {
+        // The file changed since indexing: index the skill again on its next request.
+        state.forget(position);
+        ErrorData::internal_error(format!("`{canonical}` could not be read: {message}"), None)
+    })?;
+    if format_digest(&Sha256::digest(&bytes)) != file.digest {
+        tracing::info!("{canonical} changed since it was indexed; indexing its skill again");
+        state.forget(position);
+    }
+    let mime_type = mime_type(&file.key);
+    let contents = match String::from_utf8(bytes) {
+        Ok(text) => ResourceContents::text(text, canonical)
+            .with_mime_type(mime_type.unwrap_or("text/plain")),
+        Err(not_text) => ResourceContents::blob(STANDARD.encode(not_text.into_bytes()), canonical)
+            .with_mime_type(mime_type.unwrap_or(OCTET_STREAM)),
+    };
+    Ok(ReadResourceResult::new(vec![contents]))
+}
+
+/// The skill and the indexed file a URI names.
+fn locate(state: &State, requested: &str) -> Result<(SkillUri, usize, IndexedFile), ErrorData> {
     let target = SkillUri::parse(requested).map_err(|error| {
         ErrorData::invalid_params(
             format!("`{requested}` is not a skill resource URI: {error}"),
@@ -53,24 +84,7 @@ pub(crate) fn read_resource(
         }
         return Err(not_found());
     };
-    let canonical = uri::resource(&target.name, &file.key);
-    let bytes = read_bytes(state, &target.name, file).map_err(|message| {
-        // The file changed since indexing: index the skill again on its next request.
-        state.forget(position);
-        ErrorData::internal_error(format!("`{canonical}` could not be read: {message}"), None)
-    })?;
-    if format_digest(&Sha256::digest(&bytes)) != file.digest {
-        tracing::info!("{canonical} changed since it was indexed; indexing its skill again");
-        state.forget(position);
-    }
-    let mime_type = mime_type(&file.key);
-    let contents = match String::from_utf8(bytes) {
-        Ok(text) => ResourceContents::text(text, canonical)
-            .with_mime_type(mime_type.unwrap_or("text/plain")),
-        Err(not_text) => ResourceContents::blob(STANDARD.encode(not_text.into_bytes()), canonical)
-            .with_mime_type(mime_type.unwrap_or(OCTET_STREAM)),
-    };
-    Ok(ReadResourceResult::new(vec![contents]))
+    Ok((target, position, file.clone()))
 }
 
 /// Reads the whole file through the skill reader, refusing more than a skill may hold.

@@ -14,6 +14,7 @@ use skillbook::{Catalog, Discovered, SkillReader, read};
 use tokio::sync::Semaphore;
 
 use crate::Error;
+use crate::budget::{Budget, DEFAULT_READ_BUDGET};
 use crate::index::{self, Digests, IndexError, Indexed, SkillIndex};
 
 /// How many entries one page of `skills/list`, `resources/list` or `resources/directory/read`
@@ -61,6 +62,7 @@ pub struct ServerBuilder {
     page_size: usize,
     limits: ResourceLimits,
     concurrency: usize,
+    read_budget: u64,
 }
 
 impl ServerBuilder {
@@ -73,6 +75,7 @@ impl ServerBuilder {
             page_size: DEFAULT_PAGE_SIZE,
             limits: ResourceLimits::default(),
             concurrency: DEFAULT_CONCURRENCY,
+            read_budget: DEFAULT_READ_BUDGET,
         }
     }
 
@@ -92,6 +95,14 @@ impl ServerBuilder {
     /// [`DEFAULT_CONCURRENCY`]; `0` counts as 1.
     pub fn concurrency(&mut self, requests: usize) -> &mut Self {
         self.concurrency = requests.max(1);
+        self
+    }
+
+    /// How many bytes of files `resources/read` may hold at once, from reading them until
+    /// their answers are written; further reads wait. Default [`DEFAULT_READ_BUDGET`]
+    /// (32 MiB); a file larger than the budget takes all of it.
+    pub fn read_budget(&mut self, bytes: u64) -> &mut Self {
+        self.read_budget = bytes;
         self
     }
 
@@ -130,6 +141,7 @@ impl ServerBuilder {
                 builder: self.clone(),
                 digests,
                 work: Arc::new(Semaphore::new(self.concurrency)),
+                budget: Arc::new(Budget::new(self.read_budget)),
             }),
         })
     }
@@ -153,6 +165,8 @@ struct Shared {
     digests: Arc<Digests>,
     /// Permits to touch the disk.
     work: Arc<Semaphore>,
+    /// Bytes of files read whose answers are not written yet.
+    budget: Arc<Budget>,
 }
 
 impl SkillServer {
@@ -228,6 +242,11 @@ impl SkillServer {
     /// The permits to touch the disk.
     pub(crate) fn work(&self) -> Arc<Semaphore> {
         Arc::clone(&self.shared.work)
+    }
+
+    /// The byte budget of reads in flight.
+    pub(crate) fn budget(&self) -> Arc<Budget> {
+        Arc::clone(&self.shared.budget)
     }
 }
 

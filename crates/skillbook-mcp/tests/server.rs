@@ -620,3 +620,38 @@ async fn a_scope_with_skills_in_memory_is_served_with_the_runtimes_names_and_uri
         assert_eq!(result.structured_content, Some(expected), "{path}");
     }
 }
+
+#[tokio::test]
+async fn pipelined_reads_wait_for_the_budget_and_all_complete() {
+    use rmcp::ServiceExt;
+
+    let tree = Tree::standard();
+    let mut builder = tree.builder();
+    // Smaller than any file: each read takes the whole budget until its answer is written.
+    builder.read_budget(1).concurrency(2);
+    let server = builder.build().unwrap();
+    let (server_side, client_side) = tokio::io::duplex(1 << 16);
+    tokio::spawn(skillbook_mcp::serve(server, server_side));
+    let client = ().serve(client_side).await.unwrap();
+    let mut reads = tokio::task::JoinSet::new();
+    for number in 0..40 {
+        let peer = client.peer().clone();
+        reads.spawn(async move {
+            let uri = if number.is_multiple_of(2) {
+                "skill://pdf/refs/guide.md"
+            } else {
+                "skill://pdf/assets/logo.bin"
+            };
+            peer.read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .map(|read| bytes_of(&read.contents[0]).0.len())
+        });
+    }
+    let mut sizes = Vec::new();
+    while let Some(joined) = reads.join_next().await {
+        sizes.push(joined.unwrap().unwrap());
+    }
+    sizes.sort_unstable();
+    assert_eq!(sizes.len(), 40);
+    assert_eq!((sizes[0], sizes[39]), (7, 24));
+}

@@ -434,7 +434,11 @@ fn followed_links_are_opened_on_demand_never_held() {
     for number in 0..120 {
         let target = top.join(format!("shared/linked-{number}"));
         fs::create_dir_all(&target).unwrap();
-        fs::write(target.join("SKILL.md"), skill_md(&format!("linked-{number}"), false)).unwrap();
+        fs::write(
+            target.join("SKILL.md"),
+            skill_md(&format!("linked-{number}"), false),
+        )
+        .unwrap();
         symlink(&target, skills_root(top).join(format!("linked-{number}"))).unwrap();
     }
     let found = discover(top, SymlinkPolicy::Follow);
@@ -447,5 +451,8 @@ fn followed_links_are_opened_on_demand_never_held() {
         assert_eq!(outcome(&reader, &skill.path.display().to_string()), "ok");
     }
     let held = open_descriptors().saturating_sub(before);
-    assert!(held <= 8, "{held} descriptors held after reading 120 linked skills");
+    assert!(
+        held <= 8,
+        "{held} descriptors held after reading 120 linked skills"
+    );
 }
