@@ -634,7 +634,7 @@ async fn pipelined_reads_wait_for_the_budget_and_all_complete() {
     tokio::spawn(skillbook_mcp::serve(server, server_side));
     let client = ().serve(client_side).await.unwrap();
     let mut reads = tokio::task::JoinSet::new();
-    for number in 0..40 {
+    for number in 0_u32..40 {
         let peer = client.peer().clone();
         reads.spawn(async move {
             let uri = if number.is_multiple_of(2) {
