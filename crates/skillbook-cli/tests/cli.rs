@@ -661,3 +661,71 @@ fn restricted_read_matches_the_skill_reader_of_the_runtime_and_mcp() {
     );
     assert_eq!(code(&["read", manual.to_str().unwrap()]), "ok");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_followed_skill_file_link_to_etc_passwd_opens_that_file_only() {
+    if !Path::new("/etc/passwd").is_file() {
+        return;
+    }
+    let fixture = Fixture::new();
+    let folder = fixture.root().join("linked");
+    fs::create_dir_all(&folder).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", folder.join("SKILL.md")).unwrap();
+    fixture.skill(
+        &fixture.root(),
+        "pdf",
+        "---\nname: pdf\ndescription: PDF.\n---\n",
+    );
+    let listed = fixture
+        .command()
+        .args(["--symlinks", "follow", "--format", "json", "list"])
+        .output()
+        .unwrap();
+    let listing: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let skill = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|skill| skill["name"] == "linked")
+        .unwrap_or_else(|| panic!("the linked skill is listed: {listing}"));
+    assert_eq!(
+        skill["location"],
+        folder.join("SKILL.md").display().to_string()
+    );
+    assert!(
+        !listing["read_roots"].to_string().contains("\"/etc\""),
+        "{}",
+        listing["read_roots"]
+    );
+    let read = |path: &str, restricted: bool| -> Value {
+        let mut command = fixture.command();
+        command.args(["--symlinks", "follow", "read"]);
+        if restricted {
+            command.arg("--restricted");
+        }
+        let output = command.arg(path).output().unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let skill_file = folder.join("SKILL.md").display().to_string();
+    assert!(
+        read(&skill_file, true)["content"]
+            .as_str()
+            .unwrap()
+            .contains("root:")
+    );
+    for restricted in [true, false] {
+        for path in ["/etc/shadow", "/etc/hostname", "/etc/passwd"] {
+            assert_eq!(
+                read(path, restricted)["error"],
+                "outside_boundary",
+                "{path} (restricted: {restricted})"
+            );
+        }
+        let through = folder.join("../../../../../../../etc/shadow");
+        assert_eq!(
+            read(through.to_str().unwrap(), restricted)["error"],
+            "outside_boundary"
+        );
+    }
+}

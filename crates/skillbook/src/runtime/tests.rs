@@ -621,3 +621,33 @@ fn the_activate_skill_fallback_is_off_by_default_and_lists_an_enum() {
     ));
     assert!(refused.is_error);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_link_into_a_manual_only_sibling_is_refused_unless_that_sibling_is_selected_and_named() {
+    let fixture = Fixture::new();
+    let pdf = skill(&fixture.root(), "pdf", "");
+    skill(
+        &fixture.root(),
+        "runbook",
+        "disable-model-invocation: true\n",
+    );
+    fs::write(fixture.root().join("runbook/notes.md"), "runbook notes\n").unwrap();
+    let link = pdf.with_file_name("notes.md");
+    std::os::unix::fs::symlink("../runbook/notes.md", &link).unwrap();
+    let run = fixture.runtime().prepare(RunRequest::new("host")).unwrap();
+    let (through_link, _) = read(&run, READ_FILE, json!({ "path": link }));
+    assert_eq!(through_link["error"], "outside_boundary", "{through_link}");
+    let direct = fixture.root().join("runbook/notes.md");
+    let (directly, _) = read(&run, READ_FILE, json!({ "path": direct }));
+    assert_eq!(directly["error"], "outside_boundary");
+    // Selected, the runbook is readable by its own path — and still not through pdf's link.
+    let selected = fixture
+        .runtime()
+        .prepare(RunRequest::new("host").with_selected(["runbook"]))
+        .unwrap();
+    let (directly, _) = read(&selected, READ_FILE, json!({ "path": direct }));
+    assert_eq!(directly["content"], "runbook notes");
+    let (through_link, _) = read(&selected, READ_FILE, json!({ "path": link }));
+    assert_eq!(through_link["error"], "outside_boundary");
+}
