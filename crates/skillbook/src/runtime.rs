@@ -51,18 +51,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::catalog::{Catalog, RenderedCatalog, append_to_prompt};
+use crate::catalog::{RenderedCatalog, append_to_prompt};
 use crate::diagnostic::Diagnostic;
 use crate::discovery::DiscoveryCache;
 use crate::error::{ErrorCode, error_json};
 
 mod error;
 mod executor;
+mod memo;
 mod messages;
 mod resolver;
 mod scope;
@@ -156,6 +157,8 @@ pub struct SkillRuntime {
     selected_limits: SelectedLimits,
     activate_tool: bool,
     policy: Option<Arc<dyn ReadPolicy>>,
+    /// Resolved scopes, kept while their discovery results stay the same.
+    memo: Arc<memo::Memo>,
 }
 
 impl std::fmt::Debug for SkillRuntime {
@@ -180,6 +183,7 @@ impl SkillRuntime {
             selected_limits: SelectedLimits::default(),
             activate_tool: false,
             policy: None,
+            memo: Arc::default(),
         }
     }
 
@@ -231,24 +235,23 @@ impl SkillRuntime {
     /// provided skills.
     pub fn prepare(&self, request: RunRequest) -> Result<PreparedRun, RuntimeError> {
         let scope = self.resolver.resolve(&request);
-        let resolved = scope.resolve(&self.cache)?;
+        let found = self.cache.discover(&scope.discovery());
+        // While nothing changed, the scope's skills, catalog and index are the last run's: a
+        // run costs no scan of the skills.
+        let prepared = self.memo.prepared(&scope, found)?;
+        let resolved = &prepared.resolved;
         let host_names: Vec<&str> = request.host_tools.iter().filter_map(tool_name).collect();
         let (selected, item) =
-            selected::select(&resolved, &request.selected_skills, self.selected_limits)?;
-        let visible: Vec<&ScopedSkill> = resolved
-            .skills
-            .iter()
-            .filter(|skill| skill.is_model_visible())
-            .collect();
+            selected::select(resolved, &request.selected_skills, self.selected_limits)?;
         let selected: HashSet<String> = selected.iter().map(|skill| skill.key()).collect();
         // Nothing exposed: the host's prompt and tools come back untouched, whatever they hold.
-        if visible.is_empty() && selected.is_empty() {
+        if !prepared.has_visible() && selected.is_empty() {
             return Ok(PreparedRun {
                 system_prompt: request.system_prompt,
                 tools: request.host_tools,
                 items: item.into_iter().collect(),
                 catalog: None,
-                diagnostics: resolved.diagnostics,
+                diagnostics: resolved.diagnostics.clone(),
                 executor: None,
             });
         }
@@ -258,13 +261,8 @@ impl SkillRuntime {
                 name: ACTIVATE_SKILL.to_owned(),
             });
         }
-        let catalog = self.catalog(&visible, &reader_name);
-        let activate = self.activate_tool.then(|| {
-            visible
-                .iter()
-                .map(|skill| (skill.name().clone(), skill.directory()))
-                .collect::<BTreeMap<_, _>>()
-        });
+        let catalog = prepared.catalog(&reader_name, self.catalog_budget);
+        let activate = self.activate_tool.then(|| prepared.activate());
         // The model-visible skills and the selected ones; a manual-only skill that was not
         // selected stays unreadable.
         let reader = resolved
@@ -278,18 +276,9 @@ impl SkillRuntime {
             tools,
             items: item.into_iter().collect(),
             catalog,
-            diagnostics: resolved.diagnostics,
+            diagnostics: resolved.diagnostics.clone(),
             executor: Some(executor),
         })
-    }
-
-    fn catalog(&self, visible: &[&ScopedSkill], reader: &str) -> Option<RenderedCatalog> {
-        let mut catalog = Catalog::from_entries(visible.iter().map(|skill| skill.entry()));
-        catalog.reader(reader);
-        if let Some(budget) = self.catalog_budget {
-            catalog.budget(budget);
-        }
-        catalog.render()
     }
 }
 

@@ -13,7 +13,7 @@ use super::RunRequest;
 /// and skills handed in from memory.
 ///
 /// Relative skill directories resolve against this scope's workspace.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Scope {
     /// The workspace the run works in.

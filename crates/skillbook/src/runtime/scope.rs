@@ -137,14 +137,17 @@ pub struct ResolvedScope {
     /// Reads every skill of the scope (manual-only ones included); narrow it with
     /// [`SkillReader::only`].
     pub reader: SkillReader,
+    /// The position of each skill, by name key.
+    by_key: HashMap<String, usize>,
 }
 
 impl ResolvedScope {
     /// The skill with this name (compared ignoring case).
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&ScopedSkill> {
-        let key = name_key(name);
-        self.skills.iter().find(|skill| skill.key() == key)
+        self.by_key
+            .get(&name_key(name))
+            .and_then(|&position| self.skills.get(position))
     }
 }
 
@@ -214,6 +217,7 @@ impl Scope {
             index.insert(key, skills.len());
             skills.push(ScopedSkill::Provided(provided.clone()));
         }
+        let by_key = index;
         let reader = disk_reader.with_provided(skills.iter().filter_map(|skill| match skill {
             ScopedSkill::Provided(provided) => Some(provided.clone()),
             ScopedSkill::Disk(_) => None,
@@ -223,6 +227,7 @@ impl Scope {
             diagnostics: found.diagnostics.clone(),
             reader,
             found,
+            by_key,
         })
     }
 }
