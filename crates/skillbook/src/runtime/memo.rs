@@ -16,13 +16,15 @@ use super::scope::{ResolvedScope, ScopedSkill};
 /// How many scopes are remembered (the oldest is forgotten first).
 const CAPACITY: usize = 32;
 
+/// Catalogs by reader name and budget.
+type Catalogs = HashMap<(String, Option<usize>), Option<RenderedCatalog>>;
+
 /// A resolved scope and what runs derive from it.
 pub(super) struct Prepared {
     pub(super) resolved: ResolvedScope,
     /// The model-visible skills, in scope order.
     visible: Vec<usize>,
-    /// Catalogs by reader name and budget.
-    catalogs: Mutex<HashMap<(String, Option<usize>), Option<RenderedCatalog>>>,
+    catalogs: Mutex<Catalogs>,
     /// The skills `activate_skill` offers, with their directories.
     activate: OnceLock<BTreeMap<SkillName, String>>,
 }
