@@ -25,8 +25,6 @@
 //!
 //! Skills held in memory are served from memory and never touch the disk.
 
-use std::collections::HashMap;
-use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
@@ -44,7 +42,7 @@ use crate::paths;
 use crate::read::{
     self, DEFAULT_LOOK_AHEAD_BYTES, DEFAULT_MAX_FILE_BYTES, ReadError, ReadRequest, ReadResult,
 };
-use crate::skill::{Place, Skill, SkillFile};
+use crate::skill::{Place, SkillFile};
 use crate::sources::ProvidedSkill;
 use crate::uri::{self, SKILL_FILE, SkillUri};
 
@@ -106,179 +104,6 @@ struct ReaderRoot {
 
 /// Which skills a reader exposes: a name and whether it is model-visible in, a yes or no out.
 type Filter = Option<Arc<dyn Fn(&SkillName, bool) -> bool + Send + Sync>>;
-
-/// Skills by folder and by name. Built once per discovery (and kept with it), so a reader for
-/// one run costs no scan of the skills.
-#[derive(Default)]
-pub(crate) struct Index {
-    entries: Vec<Entry>,
-    by_directory: HashMap<PathBuf, usize>,
-    by_key: HashMap<String, usize>,
-}
-
-impl fmt::Debug for Index {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter
-            .debug_struct("Index")
-            .field("skills", &self.entries.len())
-            .finish_non_exhaustive()
-    }
-}
-
-/// One skill.
-#[derive(Clone)]
-struct Entry {
-    name: SkillName,
-    model_visible: bool,
-    body: Body,
-}
-
-#[derive(Clone)]
-enum Body {
-    Disk {
-        directory: PathBuf,
-        /// The skill file's name in its folder (`SKILL.md` or `skill.md`).
-        file_name: OsString,
-        place: Place,
-    },
-    Memory(ProvidedSkill),
-}
-
-impl Entry {
-    fn of_skill(skill: &Skill) -> Self {
-        Entry {
-            name: skill.name.clone(),
-            model_visible: skill.is_model_visible(),
-            body: Body::Disk {
-                directory: skill.directory.clone(),
-                file_name: skill
-                    .path
-                    .file_name()
-                    .map_or_else(|| SKILL_FILE.into(), ToOwned::to_owned),
-                place: skill.place.clone(),
-            },
-        }
-    }
-
-    fn of_provided(skill: ProvidedSkill) -> Self {
-        Entry {
-            name: skill.name().clone(),
-            model_visible: !skill.disable_model_invocation(),
-            body: Body::Memory(skill),
-        }
-    }
-
-    /// The directory as the marker and the catalog show it: a path, or `skill://<name>`.
-    fn directory_label(&self) -> String {
-        match &self.body {
-            Body::Disk { directory, .. } => directory.display().to_string(),
-            Body::Memory(_) => uri::directory(&self.name),
-        }
-    }
-}
-
-impl Index {
-    /// The index of a discovery's skills (names are unique there).
-    pub(crate) fn of_discovered(found: &Discovered) -> Self {
-        Index::of(found.skills.iter().map(Entry::of_skill))
-    }
-
-    /// Of two entries with one name (ignoring case), the first is kept.
-    fn of(entries: impl IntoIterator<Item = Entry>) -> Self {
-        let mut index = Index::default();
-        for entry in entries {
-            let key = entry.name.key();
-            if index.by_key.contains_key(&key) {
-                continue;
-            }
-            let position = index.entries.len();
-            if let Body::Disk { directory, .. } = &entry.body {
-                index.by_directory.insert(directory.clone(), position);
-            }
-            index.by_key.insert(key, position);
-            index.entries.push(entry);
-        }
-        index
-    }
-}
-
-enum Base<'a> {
-    None,
-    One(&'a Path),
-    Several,
-}
-
-/// A file a [`SkillReader`] opened: on disk, or held in memory. Read it with [`Read`].
-#[derive(Debug)]
-pub struct SkillFileReader {
-    path: String,
-    size: u64,
-    marker: Option<(SkillName, String)>,
-    version: Option<FileVersion>,
-    content: Content,
-}
-
-/// What a file on disk was when it was opened: device, inode, size and times. Two opens give
-/// equal versions only when the file was not replaced or written in between (to the
-/// resolution of the file system's clock), so a digest can be cached by version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FileVersion(FileState);
-
-#[derive(Debug)]
-enum Content {
-    Disk(std::fs::File),
-    Memory(io::Cursor<MemoryBytes>),
-}
-
-#[derive(Debug, Clone)]
-enum MemoryBytes {
-    Text(Arc<str>),
-    Bytes(Arc<[u8]>),
-}
-
-impl AsRef<[u8]> for MemoryBytes {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            MemoryBytes::Text(text) => text.as_bytes(),
-            MemoryBytes::Bytes(bytes) => bytes,
-        }
-    }
-}
-
-impl SkillFileReader {
-    /// The file as results name it: its absolute path, or its `skill://` URI.
-    #[must_use]
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// Its size in bytes when it was opened.
-    #[must_use]
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-
-    /// The skill whose `SKILL.md` this is, if it is one.
-    #[must_use]
-    pub fn skill(&self) -> Option<&SkillName> {
-        self.marker.as_ref().map(|(name, _)| name)
-    }
-
-    /// The version of a file on disk; `None` for a file held in memory.
-    #[must_use]
-    pub fn version(&self) -> Option<FileVersion> {
-        self.version
-    }
-}
-
-impl Read for SkillFileReader {
-    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        match &mut self.content {
-            Content::Disk(file) => file.read(buffer),
-            Content::Memory(cursor) => cursor.read(buffer),
-        }
-    }
-}
 
 impl SkillReader {
     /// A reader over every skill `found` holds. Nothing is opened yet: each root is opened (and
@@ -909,5 +734,12 @@ fn is_out_of_resources(error: &io::Error) -> bool {
     }
 }
 
+mod file;
+mod index;
 #[cfg(test)]
 mod tests;
+
+use file::{Content, MemoryBytes};
+pub use file::{FileVersion, SkillFileReader};
+pub(crate) use index::Index;
+use index::{Base, Body, Entry};

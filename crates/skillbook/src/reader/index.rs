@@ -1,0 +1,113 @@
+//! The index of a reader's skills: by folder and by name.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::discovery::Discovered;
+use crate::format::SkillName;
+use crate::skill::{Place, Skill};
+use crate::sources::ProvidedSkill;
+use crate::uri::{self, SKILL_FILE};
+
+/// Skills by folder and by name. Built once per discovery (and kept with it), so a reader for
+/// one run costs no scan of the skills.
+#[derive(Default)]
+pub(crate) struct Index {
+    pub(super) entries: Vec<Entry>,
+    pub(super) by_directory: HashMap<PathBuf, usize>,
+    pub(super) by_key: HashMap<String, usize>,
+}
+
+impl fmt::Debug for Index {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("Index")
+            .field("skills", &self.entries.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One skill.
+#[derive(Clone)]
+pub(super) struct Entry {
+    pub(super) name: SkillName,
+    pub(super) model_visible: bool,
+    pub(super) body: Body,
+}
+
+#[derive(Clone)]
+pub(super) enum Body {
+    Disk {
+        directory: PathBuf,
+        /// The skill file's name in its folder (`SKILL.md` or `skill.md`).
+        file_name: OsString,
+        place: Place,
+    },
+    Memory(ProvidedSkill),
+}
+
+impl Entry {
+    pub(super) fn of_skill(skill: &Skill) -> Self {
+        Entry {
+            name: skill.name.clone(),
+            model_visible: skill.is_model_visible(),
+            body: Body::Disk {
+                directory: skill.directory.clone(),
+                file_name: skill
+                    .path
+                    .file_name()
+                    .map_or_else(|| SKILL_FILE.into(), ToOwned::to_owned),
+                place: skill.place.clone(),
+            },
+        }
+    }
+
+    pub(super) fn of_provided(skill: ProvidedSkill) -> Self {
+        Entry {
+            name: skill.name().clone(),
+            model_visible: !skill.disable_model_invocation(),
+            body: Body::Memory(skill),
+        }
+    }
+
+    /// The directory as the marker and the catalog show it: a path, or `skill://<name>`.
+    pub(super) fn directory_label(&self) -> String {
+        match &self.body {
+            Body::Disk { directory, .. } => directory.display().to_string(),
+            Body::Memory(_) => uri::directory(&self.name),
+        }
+    }
+}
+
+impl Index {
+    /// The index of a discovery's skills (names are unique there).
+    pub(crate) fn of_discovered(found: &Discovered) -> Self {
+        Index::of(found.skills.iter().map(Entry::of_skill))
+    }
+
+    /// Of two entries with one name (ignoring case), the first is kept.
+    pub(super) fn of(entries: impl IntoIterator<Item = Entry>) -> Self {
+        let mut index = Index::default();
+        for entry in entries {
+            let key = entry.name.key();
+            if index.by_key.contains_key(&key) {
+                continue;
+            }
+            let position = index.entries.len();
+            if let Body::Disk { directory, .. } = &entry.body {
+                index.by_directory.insert(directory.clone(), position);
+            }
+            index.by_key.insert(key, position);
+            index.entries.push(entry);
+        }
+        index
+    }
+}
+
+pub(super) enum Base<'a> {
+    None,
+    One(&'a Path),
+    Several,
+}
