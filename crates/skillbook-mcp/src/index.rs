@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use sha2::{Digest, Sha256};
 use skillbook::boundary::{BoundaryError, DirectoryEntry, EntryKind};
-use skillbook::reader::FileVersion;
+use skillbook::reader::{FileVersion, SkillFolder};
 use skillbook::uri::{self, SKILL_FILE};
 use skillbook::{SkillName, SkillReader};
 
@@ -134,15 +134,27 @@ pub(crate) struct Indexed {
     pub(crate) skipped: Vec<Skipped>,
 }
 
-/// Indexes the skill `name` through `reader`.
+/// Indexes the skill `name` through `reader`, reaching its folder once.
 pub(crate) fn index(
     reader: &SkillReader,
     name: &SkillName,
     digests: &Digests,
     limits: ResourceLimits,
 ) -> Indexed {
+    let folder = match reader.folder(name) {
+        Ok(folder) => folder,
+        Err(error) => {
+            return Indexed {
+                outcome: Err(IndexError::Unreadable {
+                    message: error.to_string(),
+                }),
+                skipped: Vec::new(),
+            };
+        }
+    };
     let mut walk = Walk {
         reader,
+        folder,
         name,
         digests,
         limits,
@@ -168,6 +180,7 @@ pub(crate) fn index(
 /// The state of one walk.
 struct Walk<'a> {
     reader: &'a SkillReader,
+    folder: SkillFolder<'a>,
     name: &'a SkillName,
     digests: &'a Digests,
     limits: ResourceLimits,
@@ -184,7 +197,7 @@ impl Walk<'_> {
         let skill_file_name = self.reader.skill_file_name(self.name);
         let mut pending = vec![(String::new(), 0_usize)];
         while let Some((key, depth)) = pending.pop() {
-            let entries = match self.reader.list_directory(self.name, &key) {
+            let entries = match self.folder.list(&key) {
                 Ok(entries) => entries,
                 Err(error) if key.is_empty() => {
                     return Err(IndexError::Unreadable {
@@ -248,7 +261,7 @@ impl Walk<'_> {
     /// Opens a file (or the target of a link) through the reader and records its digest;
     /// returns the path it was opened at when it is served.
     fn add_file(&mut self, key: String, kind: EntryKind) -> Result<Option<String>, IndexError> {
-        let opened = match self.reader.open_in(self.name, &key) {
+        let opened = match self.folder.open(&key) {
             Ok(opened) => opened,
             Err(error) => {
                 self.skip(&key, refusal(&error, kind));

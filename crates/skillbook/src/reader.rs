@@ -270,7 +270,7 @@ impl SkillReader {
     /// [`BoundaryError::NotRegularFile`] and [`BoundaryError::Io`].
     pub fn open(&self, path: &Path) -> Result<SkillFileReader, BoundaryError> {
         let located = self.locate(path)?;
-        self.open_located(&located)
+        self.open_located(&located, None)
     }
 
     /// Opens the file at `relative` (`/`-separated) in the skill `name`; `SKILL.md` is the
@@ -280,11 +280,9 @@ impl SkillReader {
     ///
     /// As [`SkillReader::open`]; an unknown name is [`BoundaryError::NotFound`].
     pub fn open_in(&self, name: &str, relative: &str) -> Result<SkillFileReader, BoundaryError> {
-        let entry = self
-            .by_name(name)
-            .ok_or_else(|| not_found(uri::resource(name, relative)))?;
-        let located = Located::by_uri(entry, relative)?;
-        self.open_located(&located)
+        self.folder(name)
+            .map_err(|_| not_found(uri::resource(name, relative)))?
+            .open(relative)
     }
 
     /// The entries of the directory `relative` (`/`-separated; empty for the skill folder) of
@@ -300,42 +298,33 @@ impl SkillReader {
         name: &str,
         relative: &str,
     ) -> Result<Vec<DirectoryEntry>, BoundaryError> {
+        self.folder(name)
+            .map_err(|_| not_found(uri::resource(name, relative)))?
+            .list(relative)
+    }
+
+    /// The folder of the skill `name`, opened and checked once, to read many of its files (as
+    /// an index of the skill does) without reaching the folder again for each.
+    ///
+    /// # Errors
+    ///
+    /// [`BoundaryError::NotFound`] for a name no exposed skill has, and the folder's own errors
+    /// ([`BoundaryError::SkillChanged`], [`BoundaryError::Io`]).
+    pub fn folder(&self, name: &str) -> Result<SkillFolder<'_>, BoundaryError> {
         let entry = self
             .by_name(name)
-            .ok_or_else(|| not_found(uri::resource(name, relative)))?;
-        let label = || uri::resource(&entry.name, relative);
-        let relative = relative_path(relative).ok_or(BoundaryError::OutsideBoundary)?;
-        match &entry.body {
-            Body::Memory(skill) => {
-                memory_listing(skill, &relative).ok_or_else(|| not_found(label()))
-            }
+            .ok_or_else(|| not_found(uri::directory(name)))?;
+        let handle = match &entry.body {
             Body::Disk {
                 place, directory, ..
-            } => {
-                let folder = self.folder(place, directory)?;
-                if relative
-                    .components()
-                    .any(|component| open::is_never_served(component.as_os_str()))
-                {
-                    return Err(BoundaryError::OutsideBoundary);
-                }
-                let path = directory.join(&relative);
-                let failure = |source: io::Error| disk_failure(&path, source);
-                let listed = open::open_dir_path(&folder, &relative).map_err(failure)?;
-                let mut entries = Vec::new();
-                for item in listed.entries().map_err(failure)? {
-                    let item = item.map_err(failure)?;
-                    let name = item.file_name();
-                    if open::is_never_served(&name) {
-                        continue;
-                    }
-                    let kind = EntryKind::of(item.file_type().map_err(failure)?);
-                    entries.push(DirectoryEntry { name, kind });
-                }
-                entries.sort_by(|left, right| left.name.cmp(&right.name));
-                Ok(entries)
-            }
-        }
+            } => Some(self.verified_folder(place, directory)?),
+            Body::Memory(_) => None,
+        };
+        Ok(SkillFolder {
+            reader: self,
+            entry,
+            handle,
+        })
     }
 
     /// The text of the skill file of `name`, at most `max_bytes` of it (invalid UTF-8 replaced);
@@ -458,7 +447,11 @@ impl SkillReader {
         })
     }
 
-    fn open_located(&self, located: &Located<'_>) -> Result<SkillFileReader, BoundaryError> {
+    fn open_located(
+        &self,
+        located: &Located<'_>,
+        folder: Option<&Dir>,
+    ) -> Result<SkillFileReader, BoundaryError> {
         let entry = located.entry;
         match &entry.body {
             Body::Memory(skill) => {
@@ -491,7 +484,15 @@ impl SkillReader {
                 place,
             } => {
                 let is_skill_file = located.relative.as_os_str() == file_name.as_os_str();
-                let opened = self.open_disk(place, directory, &located.relative, is_skill_file)?;
+                let opened = match folder {
+                    Some(folder) => {
+                        open_disk(folder, place, directory, &located.relative, is_skill_file)?
+                    }
+                    None => {
+                        let folder = self.verified_folder(place, directory)?;
+                        open_disk(&folder, place, directory, &located.relative, is_skill_file)?
+                    }
+                };
                 let display = PathBuf::from(&located.display);
                 check_regular(opened.metadata.file_type(), display)?;
                 Ok(SkillFileReader {
@@ -505,68 +506,8 @@ impl SkillReader {
         }
     }
 
-    fn open_disk(
-        &self,
-        place: &Place,
-        directory: &Path,
-        relative: &Path,
-        is_skill_file: bool,
-    ) -> Result<Opened, BoundaryError> {
-        let path = directory.join(relative);
-        if relative.as_os_str().is_empty() {
-            return Err(BoundaryError::IsDirectory { path });
-        }
-        let folder = self.folder(place, directory)?;
-        if let (true, SkillFile::Linked { target, id }) = (is_skill_file, &place.file) {
-            let opened =
-                open::open_followed_file(target).map_err(|source| disk_failure(&path, source))?;
-            if FileId::of(&opened.metadata) != *id {
-                return Err(BoundaryError::SkillChanged {
-                    path: directory.to_path_buf(),
-                });
-            }
-            return Ok(opened);
-        }
-        let resolved = match open::resolve_beneath(&folder, relative) {
-            Ok(resolved) => resolved,
-            Err(Resolve::Escape) => return Err(BoundaryError::OutsideBoundary),
-            Err(Resolve::TooManyLinks) => {
-                return Err(BoundaryError::Io {
-                    path,
-                    source: io::Error::other("too many levels of symbolic links"),
-                });
-            }
-        };
-        match open::open_resolved(&folder, &resolved) {
-            Ok(opened) => Ok(opened),
-            Err(error) => Err(self.open_failure(&folder, &resolved, path, error)),
-        }
-    }
-
-    /// Words a failed open: a link appearing where resolution saw none is a refusal; a socket is
-    /// named as such.
-    fn open_failure(
-        &self,
-        folder: &Dir,
-        resolved: &Path,
-        path: PathBuf,
-        error: io::Error,
-    ) -> BoundaryError {
-        match folder.symlink_metadata(resolved) {
-            // Swapped in after the path was resolved: never followed.
-            Ok(metadata) if metadata.is_symlink() => BoundaryError::OutsideBoundary,
-            Ok(metadata) if !metadata.is_file() => {
-                match check_regular(metadata.file_type(), path) {
-                    Err(refusal) => refusal,
-                    Ok(()) => BoundaryError::OutsideBoundary,
-                }
-            }
-            _ => disk_failure(&path, error),
-        }
-    }
-
     /// The verified handle of a skill folder.
-    fn folder(&self, place: &Place, directory: &Path) -> Result<Dir, BoundaryError> {
+    fn verified_folder(&self, place: &Place, directory: &Path) -> Result<Dir, BoundaryError> {
         let changed = || BoundaryError::SkillChanged {
             path: directory.to_path_buf(),
         };
@@ -615,6 +556,145 @@ impl SkillReader {
                 source,
             },
         })
+    }
+}
+
+/// Opens `relative` in a skill's verified `folder`: directly when no link lies on the way (no
+/// link is followed then), else after resolving the links inside the folder; a followed
+/// skill-file link opens its recorded target, checked by identity.
+fn open_disk(
+    folder: &Dir,
+    place: &Place,
+    directory: &Path,
+    relative: &Path,
+    is_skill_file: bool,
+) -> Result<Opened, BoundaryError> {
+    let path = directory.join(relative);
+    if relative.as_os_str().is_empty() {
+        return Err(BoundaryError::IsDirectory { path });
+    }
+    if let (true, SkillFile::Linked { target, id }) = (is_skill_file, &place.file) {
+        let opened =
+            open::open_followed_file(target).map_err(|source| disk_failure(&path, source))?;
+        if FileId::of(&opened.metadata) != *id {
+            return Err(BoundaryError::SkillChanged {
+                path: directory.to_path_buf(),
+            });
+        }
+        return Ok(opened);
+    }
+    if relative
+        .components()
+        .any(|component| open::is_never_served(component.as_os_str()))
+    {
+        return Err(BoundaryError::OutsideBoundary);
+    }
+    // Most paths hold no link: open them as they are, following none.
+    match open::open_resolved(folder, relative) {
+        Ok(opened) => return Ok(opened),
+        // No link on the way can answer "not found" to an open that follows none.
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            return Err(disk_failure(&path, error));
+        }
+        Err(_) => {}
+    }
+    let resolved = match open::resolve_beneath(folder, relative) {
+        Ok(resolved) => resolved,
+        Err(Resolve::Escape) => return Err(BoundaryError::OutsideBoundary),
+        Err(Resolve::TooManyLinks) => {
+            return Err(BoundaryError::Io {
+                path,
+                source: io::Error::other("too many levels of symbolic links"),
+            });
+        }
+    };
+    match open::open_resolved(folder, &resolved) {
+        Ok(opened) => Ok(opened),
+        Err(error) => Err(open_failure(folder, &resolved, path, error)),
+    }
+}
+
+/// Words a failed open: a link appearing where resolution saw none is a refusal; a socket is
+/// named as such.
+fn open_failure(folder: &Dir, resolved: &Path, path: PathBuf, error: io::Error) -> BoundaryError {
+    match folder.symlink_metadata(resolved) {
+        // Swapped in after the path was resolved: never followed.
+        Ok(metadata) if metadata.is_symlink() => BoundaryError::OutsideBoundary,
+        Ok(metadata) if !metadata.is_file() => match check_regular(metadata.file_type(), path) {
+            Err(refusal) => refusal,
+            Ok(()) => BoundaryError::OutsideBoundary,
+        },
+        _ => disk_failure(&path, error),
+    }
+}
+
+/// A skill's folder, opened and checked once, for reading many of its files.
+pub struct SkillFolder<'r> {
+    reader: &'r SkillReader,
+    entry: &'r Entry,
+    /// The verified folder handle (none for a skill in memory).
+    handle: Option<Dir>,
+}
+
+impl fmt::Debug for SkillFolder<'_> {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("SkillFolder")
+            .field("skill", &self.entry.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SkillFolder<'_> {
+    /// Opens the file at `relative` (`/`-separated); `SKILL.md` is the skill file whatever it
+    /// is called on disk.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillReader::open`].
+    pub fn open(&self, relative: &str) -> Result<SkillFileReader, BoundaryError> {
+        let located = Located::by_uri(self.entry, relative)?;
+        self.reader.open_located(&located, self.handle.as_ref())
+    }
+
+    /// The entries of the directory `relative` (empty for the folder itself), as
+    /// [`SkillReader::list_directory`] gives them.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillReader::list_directory`].
+    pub fn list(&self, relative: &str) -> Result<Vec<DirectoryEntry>, BoundaryError> {
+        let label = || uri::resource(&self.entry.name, relative);
+        let relative = relative_path(relative).ok_or(BoundaryError::OutsideBoundary)?;
+        let (Body::Disk { directory, .. }, Some(folder)) = (&self.entry.body, &self.handle) else {
+            return match &self.entry.body {
+                Body::Memory(skill) => {
+                    memory_listing(skill, &relative).ok_or_else(|| not_found(label()))
+                }
+                Body::Disk { .. } => Err(not_found(label())),
+            };
+        };
+        if relative
+            .components()
+            .any(|component| open::is_never_served(component.as_os_str()))
+        {
+            return Err(BoundaryError::OutsideBoundary);
+        }
+        let path = directory.join(&relative);
+        let failure = |source: io::Error| disk_failure(&path, source);
+        let listed = open::open_dir_path(folder, &relative).map_err(failure)?;
+        let mut entries = Vec::new();
+        for item in listed.entries().map_err(failure)? {
+            let item = item.map_err(failure)?;
+            let name = item.file_name();
+            if open::is_never_served(&name) {
+                continue;
+            }
+            let kind = EntryKind::of(item.file_type().map_err(failure)?);
+            entries.push(DirectoryEntry { name, kind });
+        }
+        entries.sort_by(|left, right| left.name.cmp(&right.name));
+        Ok(entries)
     }
 }
 
