@@ -70,12 +70,14 @@ pub fn from_zip<R: Read + Seek>(
             return Err(refuse("symbolic links are not allowed in skill archives"));
         }
         if entry.is_dir() {
+            // A folder holds no bytes, but an unsafe name is refused like a file's.
+            relative_path(name.trim_end_matches('/')).map_err(refuse)?;
             continue;
         }
         let path = relative_path(&name).map_err(refuse)?;
         let mut contents = Vec::new();
         let read = (&mut entry)
-            .take(limits.max_file_bytes + 1)
+            .take(limits.max_file_bytes.saturating_add(1))
             .read_to_end(&mut contents)
             .map_err(|error| refuse(&format!("it cannot be decompressed ({error})")))?;
         if read as u64 > limits.max_file_bytes {

@@ -197,6 +197,34 @@ fn zip_limits_are_enforced() {
 }
 
 #[test]
+fn no_limit_means_no_limit_and_unsafe_folder_names_are_refused_too() {
+    let text = skill_md("pdf");
+    let unlimited = ArchiveLimits {
+        max_file_bytes: u64::MAX,
+        max_total_bytes: u64::MAX,
+        ..ArchiveLimits::default()
+    };
+    let skills = from_zip(zip(&[("pdf/SKILL.md", text.as_bytes())]), unlimited).unwrap();
+    assert_eq!(skills[0].skill_md(), text);
+
+    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    writer
+        .add_directory("../outside/", SimpleFileOptions::default())
+        .unwrap();
+    writer
+        .start_file("pdf/SKILL.md", SimpleFileOptions::default())
+        .unwrap();
+    writer.write_all(text.as_bytes()).unwrap();
+    let mut cursor = writer.finish().unwrap();
+    cursor.set_position(0);
+    let error = from_zip(cursor, ArchiveLimits::default()).unwrap_err();
+    assert!(
+        matches!(&error, SourceError::ArchiveEntry { entry, .. } if entry == "../outside/"),
+        "{error}"
+    );
+}
+
+#[test]
 fn garbage_is_not_an_archive() {
     let error = from_zip(Cursor::new(b"not a zip".to_vec()), ArchiveLimits::default()).unwrap_err();
     assert!(matches!(error, SourceError::Archive(_)));
