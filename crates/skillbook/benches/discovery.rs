@@ -26,7 +26,9 @@ use std::time::{Duration, SystemTime};
 
 use divan::Bencher;
 use divan::counter::ItemsCount;
-use skillbook::{Catalog, Discovery, DiscoveryCache, Home, ReadBoundary, ReadFile, ReadRequest};
+use skillbook::{
+    Catalog, Discovery, DiscoveryCache, Home, ReadBoundary, ReadFile, ReadRequest, SkillReader,
+};
 
 const SIZES: [usize; 2] = [1_000, 10_000];
 
@@ -143,12 +145,36 @@ fn watched_discovery(bencher: Bencher, skills: usize) {
     });
 }
 
+/// The first discovery of a watching cache: the walk itself registers one watch per directory
+/// it searches, so it should cost about one cold discovery (not a walk plus a second walk).
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn first_watched_discovery(bencher: Bencher, skills: usize) {
+    let discovery = discovery(skills);
+    bencher
+        .counter(ItemsCount::new(skills))
+        .with_inputs(DiscoveryCache::watching)
+        .bench_local_values(|cache| cache.discover(&discovery));
+}
+
 #[divan::bench(args = SIZES, sample_count = 20)]
 fn catalog_render(bencher: Bencher, skills: usize) {
     let found = discovery(skills).discover();
     bencher
         .counter(ItemsCount::new(skills))
         .bench(|| Catalog::new(&found.skills).render());
+}
+
+/// Lines 1–50 of a SKILL.md through the skill reader every surface uses: the skill found by
+/// its folder, the folder reached beneath its root and checked, the file opened beneath it.
+#[divan::bench(args = SIZES, sample_count = 50)]
+fn skill_reader_segment(bencher: Bencher, skills: usize) {
+    let found = discovery(skills).discover();
+    let reader = SkillReader::new(&found);
+    let mut request = ReadRequest::new(&found.skills[skills / 2].path);
+    request.end_line = Some(50);
+    bencher
+        .counter(ItemsCount::new(1usize))
+        .bench(|| reader.read(&request).expect("a readable skill"));
 }
 
 #[divan::bench(sample_count = 50)]

@@ -180,7 +180,7 @@ mod backend {
     use std::sync::{Arc, Mutex, PoisonError};
     use std::thread::JoinHandle;
 
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use rustix::event::{EventfdFlags, PollFd, PollFlags, eventfd, poll};
     use rustix::fd::OwnedFd;
     use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 
@@ -202,16 +202,12 @@ mod backend {
         .union(WatchFlags::DONT_FOLLOW)
         .union(WatchFlags::ONLYDIR);
 
-    /// How often the event thread looks whether it should stop.
-    const STOP_CHECK: Timespec = Timespec {
-        tv_sec: 0,
-        tv_nsec: 200_000_000,
-    };
-
     pub(super) struct Backend {
         fd: Arc<OwnedFd>,
         paths: Arc<Mutex<HashMap<Watch, PathBuf>>>,
         stop: Arc<AtomicBool>,
+        /// Written to on drop, so the event thread wakes and ends at once.
+        wake: Arc<OwnedFd>,
         thread: Option<JoinHandle<()>>,
     }
 
@@ -233,18 +229,21 @@ mod backend {
             forget: Box<dyn Fn(&Path) + Send>,
         ) -> io::Result<Self> {
             let fd = Arc::new(inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)?);
+            let wake = Arc::new(eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?);
             let paths: Arc<Mutex<HashMap<Watch, PathBuf>>> = Arc::default();
             let stop = Arc::new(AtomicBool::new(false));
             let thread = {
-                let (fd, paths, stop) = (Arc::clone(&fd), Arc::clone(&paths), Arc::clone(&stop));
+                let (fd, wake) = (Arc::clone(&fd), Arc::clone(&wake));
+                let (paths, stop) = (Arc::clone(&paths), Arc::clone(&stop));
                 std::thread::Builder::new()
                     .name("skillbook-watches".to_owned())
-                    .spawn(move || run(&fd, &paths, &stop, &mut handler, &*forget))?
+                    .spawn(move || run(&fd, &wake, &paths, &stop, &mut handler, &*forget))?
             };
             Ok(Backend {
                 fd,
                 paths,
                 stop,
+                wake,
                 thread: Some(thread),
             })
         }
@@ -277,6 +276,7 @@ mod backend {
     impl Drop for Backend {
         fn drop(&mut self) {
             self.stop.store(true, Ordering::Relaxed);
+            let _ = rustix::io::write(&*self.wake, &1_u64.to_ne_bytes());
             if let Some(thread) = self.thread.take() {
                 let _ = thread.join();
             }
@@ -286,6 +286,7 @@ mod backend {
     /// Reads events until stopped, and hands each batch to `handler`.
     fn run(
         fd: &OwnedFd,
+        wake: &OwnedFd,
         paths: &Mutex<HashMap<Watch, PathBuf>>,
         stop: &AtomicBool,
         handler: &mut Handler,
@@ -293,8 +294,9 @@ mod backend {
     ) {
         let mut buffer = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];
         while !stop.load(Ordering::Relaxed) {
-            let mut ready = [PollFd::new(fd, PollFlags::IN)];
-            match poll(&mut ready, Some(&STOP_CHECK)) {
+            let mut ready = [PollFd::new(fd, PollFlags::IN), PollFd::new(wake, PollFlags::IN)];
+            match poll(&mut ready, None) {
+                Ok(_) if stop.load(Ordering::Relaxed) => return,
                 Ok(0) => continue,
                 Ok(_) => {}
                 Err(rustix::io::Errno::INTR) => continue,
