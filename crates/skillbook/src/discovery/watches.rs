@@ -294,7 +294,10 @@ mod backend {
     ) {
         let mut buffer = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];
         while !stop.load(Ordering::Relaxed) {
-            let mut ready = [PollFd::new(fd, PollFlags::IN), PollFd::new(wake, PollFlags::IN)];
+            let mut ready = [
+                PollFd::new(fd, PollFlags::IN),
+                PollFd::new(wake, PollFlags::IN),
+            ];
             match poll(&mut ready, None) {
                 Ok(_) if stop.load(Ordering::Relaxed) => return,
                 Ok(0) => continue,
