@@ -167,11 +167,17 @@ impl ServerHandler for SkillServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.blocking(move |state| call_tool(state, request))
-            .await
-            .map(CallToolResponse::from)
+        // A segment holds at most `maxChars` characters of up to four bytes: that share of the
+        // read budget is held until the answer is written.
+        let budget = self.budget();
+        let permit = budget.take(segment_bytes(request.arguments.as_ref())).await;
+        let called = self.blocking(move |state| call_tool(state, request)).await;
+        if let Some(permit) = permit {
+            budget.hold(context.id, permit);
+        }
+        called.map(CallToolResponse::from)
     }
 }
 
@@ -203,6 +209,23 @@ impl SkillServer {
         .await
         .map_err(|error| ErrorData::internal_error(format!("the request failed: {error}"), None))?
     }
+}
+
+/// The most bytes a `read_file` segment asked for with these arguments can hold.
+fn segment_bytes(arguments: Option<&serde_json::Map<String, Value>>) -> u64 {
+    let asked = arguments
+        .and_then(|arguments| {
+            arguments
+                .get("maxChars")
+                .or_else(|| arguments.get("max_chars"))
+        })
+        .and_then(|value| match value {
+            Value::Number(number) => number.as_u64(),
+            Value::String(text) => text.trim().parse().ok(),
+            _ => None,
+        })
+        .unwrap_or(skillbook::read::DEFAULT_MAX_CHARS as u64);
+    asked.min(skillbook::read::MAX_CHARS_CEILING as u64) * 4
 }
 
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {

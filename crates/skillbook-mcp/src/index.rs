@@ -111,6 +111,12 @@ pub(crate) enum IndexError {
         /// The limit.
         limit: usize,
     },
+    /// More folders than the file limit (an index walks every folder).
+    #[error("it has more than {limit} folders, the most one skill may serve")]
+    TooManyFolders {
+        /// The limit (the same as for files).
+        limit: usize,
+    },
     /// More bytes than the limit.
     #[error("its files add up to more than {limit} bytes, the most one skill may serve")]
     TooLarge {
@@ -209,6 +215,11 @@ impl Walk<'_> {
                     continue;
                 }
             };
+            if self.directories.len() >= self.limits.max_files {
+                return Err(IndexError::TooManyFolders {
+                    limit: self.limits.max_files,
+                });
+            }
             self.directories.insert(key.clone());
             for entry in entries {
                 if key.is_empty() && Some(entry.name.as_os_str()) == skill_file_name {

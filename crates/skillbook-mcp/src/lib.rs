@@ -217,8 +217,15 @@ where
     let peer = running.peer().clone();
     let reloader = tokio::spawn(async move {
         while let Some(found) = changes.recv().await {
-            let tools_changed = match server.reload(found) {
-                Ok(tools_changed) => tools_changed,
+            // Resolving a new discovery scans its skills: not on the runtime's own threads.
+            let reloading = server.clone();
+            let reloaded = tokio::task::spawn_blocking(move || reloading.reload(found)).await;
+            let tools_changed = match reloaded {
+                Ok(Ok(tools_changed)) => tools_changed,
+                Ok(Err(error)) => {
+                    tracing::warn!("keeping the previous skills: {error}");
+                    continue;
+                }
                 Err(error) => {
                     tracing::warn!("keeping the previous skills: {error}");
                     continue;
@@ -234,8 +241,9 @@ where
         }
     });
     let reason = running.waiting().await?;
-    drop(watcher);
     reloader.abort();
+    // Stopping the watcher waits for a discovery under way: not on the runtime's threads.
+    let _ = tokio::task::spawn_blocking(move || drop(watcher)).await;
     tracing::debug!(?reason, "the MCP session ended");
     Ok(())
 }

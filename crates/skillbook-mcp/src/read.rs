@@ -87,23 +87,31 @@ fn locate(state: &State, requested: &str) -> Result<(SkillUri, usize, IndexedFil
     Ok((target, position, file.clone()))
 }
 
-/// Reads the whole file through the skill reader, refusing more than a skill may hold.
+/// Reads the whole file through the skill reader, at most its indexed size (which the read
+/// budget was taken for, and which the skill's limits allowed): a file that grew since it was
+/// listed is not read now — the skill is indexed again, and the next read takes the right share.
 fn read_bytes(state: &State, name: &str, file: &IndexedFile) -> Result<Vec<u8>, String> {
-    let limit = state.limits.max_bytes;
     let opened = state
         .reader
         .open_in(name, &file.key)
         .map_err(|error| error.to_string())?;
-    let capacity = usize::try_from(opened.size().min(limit)).unwrap_or(0);
+    let grew = |size: u64| {
+        format!(
+            "it grew since it was listed ({size} bytes or more, listed with {}); read it again",
+            file.size
+        )
+    };
+    if opened.size() > file.size {
+        return Err(grew(opened.size()));
+    }
+    let capacity = usize::try_from(opened.size()).unwrap_or(0);
     let mut bytes = Vec::with_capacity(capacity);
     opened
-        .take(limit.saturating_add(1))
+        .take(file.size.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|error| error.to_string())?;
-    if bytes.len() as u64 > limit {
-        return Err(format!(
-            "it grew past {limit} bytes, the most one skill may serve"
-        ));
+    if bytes.len() as u64 > file.size {
+        return Err(grew(bytes.len() as u64));
     }
     Ok(bytes)
 }

@@ -655,3 +655,30 @@ async fn pipelined_reads_wait_for_the_budget_and_all_complete() {
     assert_eq!(sizes.len(), 40);
     assert_eq!((sizes[0], sizes[39]), (7, 24));
 }
+
+#[tokio::test]
+async fn a_file_that_grew_since_listing_is_not_read_until_listed_again() {
+    let (tree, client) = standard().await;
+    let uri = "skill://pdf/refs/table.csv";
+    client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap();
+    tree.write("pdf/refs/table.csv", &"a,b\n".repeat(1000));
+    let error = protocol_error(
+        client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await,
+    );
+    assert!(
+        error.message.contains("grew since it was listed"),
+        "{}",
+        error.message
+    );
+    // The skill was indexed again: the next read takes the new size and serves it.
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap();
+    assert_eq!(bytes_of(&read.contents[0]).0.len(), 4000);
+}

@@ -24,6 +24,11 @@
 //!    one file, also checked by identity — its folder does not become readable.
 //!
 //! Skills held in memory are served from memory and never touch the disk.
+//!
+//! A reader keeps a root's handle once it has opened and checked it: if the root is later moved
+//! away and another directory put in its place, the reader goes on reading the root it checked
+//! (never the new one, which no discovery vouched for). A new discovery — the next run, or the
+//! MCP server's reload after the watcher saw the change — builds a reader over the new root.
 
 use std::fmt;
 use std::io::{self, Read};
@@ -82,6 +87,8 @@ pub struct SkillReader {
     memory: Arc<Index>,
     /// Which skills this reader exposes.
     filter: Filter,
+    /// The folder relative paths resolve against, found the first time a relative path comes.
+    base: Arc<OnceLock<Option<BaseKind>>>,
     max_file_bytes: Option<u64>,
     look_ahead_bytes: u64,
 }
@@ -123,6 +130,7 @@ impl SkillReader {
             disk: found.reader_index(),
             memory: Arc::default(),
             filter: None,
+            base: Arc::default(),
             max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
             look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
         }
@@ -144,6 +152,7 @@ impl SkillReader {
             });
         SkillReader {
             memory: Arc::new(Index::of(entries)),
+            base: Arc::default(),
             ..self.clone()
         }
     }
@@ -163,6 +172,7 @@ impl SkillReader {
         };
         SkillReader {
             filter,
+            base: Arc::default(),
             ..self.clone()
         }
     }
@@ -214,19 +224,40 @@ impl SkillReader {
             .filter(|entry| self.exposes(entry))
     }
 
-    /// The directory relative paths resolve against: the folder of the only exposed skill.
+    /// The directory relative paths resolve against: the folder of the only exposed skill
+    /// (found once per reader, however many skills it filters out).
     fn base(&self) -> Base<'_> {
-        let mut exposed = self.entries();
-        match (exposed.next(), exposed.next()) {
-            (None, _) => Base::None,
-            (
+        let kind = self.base.get_or_init(|| {
+            let mut exposed = self
+                .disk
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(_, entry)| self.exposes(entry))
+                .map(|(position, entry)| (Some(position), entry))
+                .chain(
+                    self.memory
+                        .entries
+                        .iter()
+                        .filter(|entry| self.exposes(entry))
+                        .map(|entry| (None, entry)),
+                );
+            match (exposed.next(), exposed.next()) {
+                (None, _) => None,
+                (Some((Some(position), _)), None) => Some(BaseKind::One(position)),
+                _ => Some(BaseKind::Several),
+            }
+        });
+        match kind {
+            None => Base::None,
+            Some(BaseKind::One(position)) => match self.disk.entries.get(*position) {
                 Some(Entry {
                     body: Body::Disk { directory, .. },
                     ..
-                }),
-                None,
-            ) => Base::One(directory),
-            _ => Base::Several,
+                }) => Base::One(directory),
+                _ => Base::Several,
+            },
+            Some(BaseKind::Several) => Base::Several,
         }
     }
 
@@ -280,9 +311,10 @@ impl SkillReader {
     ///
     /// As [`SkillReader::open`]; an unknown name is [`BoundaryError::NotFound`].
     pub fn open_in(&self, name: &str, relative: &str) -> Result<SkillFileReader, BoundaryError> {
-        self.folder(name)
-            .map_err(|_| not_found(uri::resource(name, relative)))?
-            .open(relative)
+        if !self.contains(name) {
+            return Err(not_found(uri::resource(name, relative)));
+        }
+        self.folder(name)?.open(relative)
     }
 
     /// The entries of the directory `relative` (`/`-separated; empty for the skill folder) of
@@ -298,9 +330,10 @@ impl SkillReader {
         name: &str,
         relative: &str,
     ) -> Result<Vec<DirectoryEntry>, BoundaryError> {
-        self.folder(name)
-            .map_err(|_| not_found(uri::resource(name, relative)))?
-            .list(relative)
+        if !self.contains(name) {
+            return Err(not_found(uri::resource(name, relative)));
+        }
+        self.folder(name)?.list(relative)
     }
 
     /// The folder of the skill `name`, opened and checked once, to read many of its files (as
@@ -405,8 +438,12 @@ impl SkillReader {
 
     /// Which exposed skill `path` belongs to, and where in it.
     fn locate(&self, path: &Path) -> Result<Located<'_>, BoundaryError> {
-        if path.as_os_str().as_encoded_bytes().contains(&0) {
+        let bytes = path.as_os_str().as_encoded_bytes();
+        if bytes.contains(&0) {
             return Err(BoundaryError::NulByte);
+        }
+        if bytes.len() > open::MAX_PATH_BYTES {
+            return Err(BoundaryError::OutsideBoundary);
         }
         if let Some(text) = path.to_str()
             && text
@@ -429,9 +466,13 @@ impl SkillReader {
             }
             (false, Base::None) => return Err(BoundaryError::OutsideBoundary),
         };
+        // Only the depths where some skill folder lies are looked up.
+        let depth = absolute.components().count();
         let entry = absolute
             .ancestors()
-            .find_map(|folder| self.by_directory(folder))
+            .enumerate()
+            .filter(|(up, _)| self.disk.has_depth(depth - up))
+            .find_map(|(_, folder)| self.by_directory(folder))
             .ok_or(BoundaryError::OutsideBoundary)?;
         let Body::Disk { directory, .. } = &entry.body else {
             return Err(BoundaryError::OutsideBoundary);
@@ -696,6 +737,15 @@ impl SkillFolder<'_> {
         entries.sort_by(|left, right| left.name.cmp(&right.name));
         Ok(entries)
     }
+}
+
+/// The outcome of looking for the only exposed skill, kept per reader.
+#[derive(Debug, Clone, Copy)]
+enum BaseKind {
+    /// The one exposed skill, a discovered one at this position.
+    One(usize),
+    /// Several skills, or one held in memory: relative paths are ambiguous.
+    Several,
 }
 
 /// Where a requested file lies: its skill, the path inside it, and how results name it.

@@ -35,6 +35,12 @@ pub use crate::discovery::watches::DEFAULT_MAX_WATCHES;
 /// How long the watcher waits for a burst of events to settle.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
+/// The longest a steady stream of events can hold discovery back.
+const MAX_DEBOUNCE: Duration = Duration::from_secs(2);
+
+/// Past this many paths in one burst, the watcher stops listing them: anything may have changed.
+const MAX_TOUCHED: usize = 4096;
+
 /// How often the watcher checks its stamps when it cannot watch every directory.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(2);
 
@@ -81,15 +87,22 @@ impl Changes {
                 .collect()
         };
         let (old, new) = (index(before), index(after));
+        // The skill folders a touched path lies in (one lookup per component of each path).
+        let folders: std::collections::HashMap<&Path, usize> = (0..after.skills.len())
+            .map(|position| (after.skills[position].directory.as_path(), position))
+            .collect();
+        let touched_skills: std::collections::HashSet<usize> = touched
+            .iter()
+            .filter_map(|path| path.ancestors().find_map(|folder| folders.get(folder)))
+            .copied()
+            .collect();
         let mut changes = Changes::default();
         for (key, &position) in &new {
             let skill = &after.skills[position];
             match old.get(key) {
                 None => changes.added.push(skill.name.clone()),
                 Some(&previous) => {
-                    let touched_inside = touched
-                        .iter()
-                        .any(|path| path.starts_with(&skill.directory));
+                    let touched_inside = touched_skills.contains(&position);
                     if before.skills[previous] != *skill || touched_inside {
                         changes.changed.push(skill.name.clone());
                     }
@@ -308,21 +321,32 @@ impl Worker {
             },
         };
         let mut touched = Vec::new();
+        let mut lost = false;
         let mut message = first;
-        let quiet_until = |now: Instant| now + DEBOUNCE;
-        let mut deadline = quiet_until(Instant::now());
+        // A burst ends after a quiet moment, or after MAX_DEBOUNCE however busy the tree is.
+        let started = Instant::now();
+        let deadline_from = |now: Instant| (now + DEBOUNCE).min(started + MAX_DEBOUNCE);
+        let mut deadline = deadline_from(started);
         loop {
             match message {
                 Message::Stop => return None,
-                Message::Seen(Seen::Changed(paths)) => touched.extend(paths),
-                Message::Seen(Seen::Lost) => touched.push(PathBuf::new()),
+                Message::Seen(Seen::Changed(paths)) if !lost => touched.extend(paths),
+                Message::Seen(Seen::Changed(_)) => {}
+                Message::Seen(Seen::Lost) => lost = true,
+            }
+            if touched.len() > MAX_TOUCHED {
+                lost = true;
+            }
+            if lost {
+                touched.clear();
+                touched.push(PathBuf::new());
             }
             // Take the rest of the burst: one discovery covers it all.
             let now = Instant::now();
             match receiver.recv_timeout(deadline.saturating_duration_since(now)) {
                 Ok(next) => {
                     message = next;
-                    deadline = quiet_until(Instant::now());
+                    deadline = deadline_from(Instant::now());
                 }
                 Err(RecvTimeoutError::Timeout) => return Some(touched),
                 Err(RecvTimeoutError::Disconnected) => return None,

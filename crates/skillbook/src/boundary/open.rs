@@ -27,10 +27,27 @@ use cap_std::fs::{Dir, File, Metadata, OpenOptions};
 /// Folders never searched by discovery and never served from inside a skill folder.
 pub const NEVER_SERVED: [&str; 2] = [".git", "node_modules"];
 
-/// Whether a file name is one of [`NEVER_SERVED`].
+/// Whether a file name is one of [`NEVER_SERVED`], compared ignoring ASCII case (and trailing
+/// dots and spaces, which Windows drops), since case-insensitive file systems — macOS's and
+/// Windows' by default, and case-folding folders on Linux — open `.GIT` as `.git`.
 pub(crate) fn is_never_served(name: &OsStr) -> bool {
-    NEVER_SERVED.iter().any(|never| name == *never)
+    let bytes = name.as_encoded_bytes();
+    let trimmed = if cfg!(windows) {
+        let end = bytes
+            .iter()
+            .rposition(|byte| *byte != b'.' && *byte != b' ')
+            .map_or(0, |last| last + 1);
+        bytes.get(..end).unwrap_or_default()
+    } else {
+        bytes
+    };
+    NEVER_SERVED
+        .iter()
+        .any(|never| trimmed.eq_ignore_ascii_case(never.as_bytes()))
 }
+
+/// The longest path a reader looks at; longer ones name nothing inside a skill folder.
+pub(crate) const MAX_PATH_BYTES: usize = 4096;
 
 /// Identity of a file or directory: its device and inode, so the same object reached by two
 /// paths (overlapping roots, hard links) is recognised, and a replaced one is noticed.

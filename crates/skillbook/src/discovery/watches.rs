@@ -19,11 +19,11 @@
 //! On Linux the watches are raw inotify watches (a few microseconds each, one descriptor for
 //! all of them); elsewhere they go through the `notify` crate.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The most directories watched by default (and never more than half of the kernel's
 /// `fs.inotify.max_user_watches`, whose default is 8,192 on older kernels and scales with memory
@@ -45,8 +45,11 @@ pub(crate) type Handler = Box<dyn FnMut(Seen) + Send>;
 /// Non-recursive watches on the directories discovery searched.
 pub(crate) struct DirectoryWatches {
     backend: backend::Backend,
-    /// Watched directories, by path.
-    watched: Mutex<HashMap<PathBuf, backend::Watch>>,
+    /// Watched directories, by path (sorted, so a folder and everything below it are adjacent).
+    watched: Mutex<BTreeMap<PathBuf, backend::Watch>>,
+    /// Folders the backend saw removed or moved; forgotten by the next `observe`, on the
+    /// caller's thread (never on the backend's own, which some backends cannot re-enter).
+    gone: Arc<Mutex<Vec<PathBuf>>>,
     limit: usize,
     incomplete: AtomicBool,
 }
@@ -71,30 +74,31 @@ impl DirectoryWatches {
     /// instances).
     pub(crate) fn start(limit: usize, handler: Handler) -> io::Result<Arc<Self>> {
         let limit = limit.min(backend::system_limit() / 2).max(1);
-        // The backend forgets directories that go away; it reaches the set through this slot,
-        // filled once the set exists.
-        let slot: Arc<OnceLock<Weak<DirectoryWatches>>> = Arc::default();
+        let gone: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
         let forget = {
-            let slot = Arc::clone(&slot);
+            let gone = Arc::clone(&gone);
             Box::new(move |path: &Path| {
-                if let Some(watches) = slot.get().and_then(Weak::upgrade) {
-                    watches.forget(path);
-                }
+                gone.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(path.to_path_buf());
             })
         };
-        let watches = Arc::new(DirectoryWatches {
+        Ok(Arc::new(DirectoryWatches {
             backend: backend::Backend::start(handler, forget)?,
-            watched: Mutex::new(HashMap::new()),
+            watched: Mutex::new(BTreeMap::new()),
+            gone,
             limit,
             incomplete: AtomicBool::new(false),
-        });
-        let _ = slot.set(Arc::downgrade(&watches));
-        Ok(watches)
+        }))
     }
 
     /// Watches `directory` (not its subdirectories) unless it is watched already or the limit
     /// is reached (then the set becomes incomplete).
     pub(crate) fn observe(&self, directory: &Path) {
+        let gone = std::mem::take(&mut *self.gone.lock().unwrap_or_else(PoisonError::into_inner));
+        for path in &gone {
+            self.forget(path);
+        }
         let mut watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
         if watched.contains_key(directory) {
             return;
@@ -128,9 +132,9 @@ impl DirectoryWatches {
     pub(crate) fn forget(&self, path: &Path) {
         let mut watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
         let gone: Vec<PathBuf> = watched
-            .keys()
-            .filter(|watched| watched.starts_with(path))
-            .cloned()
+            .range(path.to_path_buf()..)
+            .take_while(|(watched, _)| watched.starts_with(path))
+            .map(|(watched, _)| watched.clone())
             .collect();
         for directory in gone {
             if let Some(watch) = watched.remove(&directory) {
@@ -144,7 +148,7 @@ impl DirectoryWatches {
         !self.incomplete.load(Ordering::Relaxed)
     }
 
-    /// How many directories are watched.
+    /// How many directories are watched (folders seen removed since the last walk included).
     pub(crate) fn count(&self) -> usize {
         self.watched
             .lock()
@@ -340,7 +344,9 @@ mod backend {
                     Some(name) => directory.join(OsStr::from_bytes(name.to_bytes())),
                     None => directory,
                 };
-                if flags.intersects(ReadFlags::DELETE | ReadFlags::MOVED_FROM) {
+                if flags.contains(ReadFlags::ISDIR)
+                    && flags.intersects(ReadFlags::DELETE | ReadFlags::MOVED_FROM)
+                {
                     gone.push(path.clone());
                 }
                 changed.push(path);
@@ -511,6 +517,8 @@ mod tests {
         assert_eq!(watches.count(), 2);
         std::fs::remove_dir(&directory).unwrap();
         settle();
+        // The next walk forgets it first (on its own thread, never the watcher's).
+        watches.observe(temporary.path());
         assert_eq!(watches.count(), 1, "the removed folder is forgotten");
         std::fs::create_dir(&directory).unwrap();
         watches.observe(&directory);

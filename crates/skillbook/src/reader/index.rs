@@ -18,6 +18,8 @@ pub(crate) struct Index {
     pub(super) entries: Vec<Entry>,
     pub(super) by_directory: HashMap<PathBuf, usize>,
     pub(super) by_key: HashMap<String, usize>,
+    /// The depths (components) at which skill folders lie, so a path is looked up only there.
+    depths: std::collections::BTreeSet<usize>,
 }
 
 impl fmt::Debug for Index {
@@ -82,6 +84,11 @@ impl Entry {
 }
 
 impl Index {
+    /// Whether some skill folder lies at this depth.
+    pub(super) fn has_depth(&self, depth: usize) -> bool {
+        self.depths.contains(&depth)
+    }
+
     /// The index of a discovery's skills (names are unique there).
     pub(crate) fn of_discovered(found: &Discovered) -> Self {
         Index::of(found.skills.iter().map(Entry::of_skill))
@@ -97,6 +104,7 @@ impl Index {
             }
             let position = index.entries.len();
             if let Body::Disk { directory, .. } = &entry.body {
+                index.depths.insert(directory.components().count());
                 index.by_directory.insert(directory.clone(), position);
             }
             index.by_key.insert(key, position);

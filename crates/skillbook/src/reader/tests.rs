@@ -132,6 +132,12 @@ fn only_exposed_skills_are_readable_and_the_rest_reveals_nothing() {
     for (path, expected) in cases {
         assert_eq!(outcome(&visible, path), *expected, "{path}");
     }
+    let long = format!(
+        "{}/{}",
+        skills_root(top).join("pdf").display(),
+        "a/".repeat(5000)
+    );
+    assert_eq!(outcome(&visible, &long), "outside_boundary");
     let with_nul = visible.read(&ReadRequest::new("skill://pdf/SKILL.md\0"));
     assert_eq!(with_nul.unwrap_err().code(), "invalid_argument");
 }
@@ -170,6 +176,9 @@ fn links_stay_inside_their_own_skill_folder() {
         ("absolute.md",             "outside_boundary"),
         ("up.md",                   "outside_boundary"),
         (".git/config",             "outside_boundary"),
+        // Case-insensitive file systems open `.GIT` as `.git`: refused whatever the case.
+        (".GIT/config",             "outside_boundary"),
+        ("Node_Modules/x/index.js", "outside_boundary"),
         ("node_modules/x/index.js", "outside_boundary"),
         ("config.md",               "outside_boundary"),
         ("loop-a",                  "io"),

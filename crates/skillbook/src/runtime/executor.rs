@@ -66,7 +66,7 @@ pub(crate) struct Executor {
     name: String,
     reader: SkillReader,
     /// The skills `activate_skill` offers, by name, with their directory as the marker shows it.
-    activate: Option<BTreeMap<SkillName, String>>,
+    activate: Option<Arc<BTreeMap<SkillName, String>>>,
     policy: Option<Arc<dyn ReadPolicy>>,
 }
 
@@ -86,7 +86,7 @@ impl Executor {
     pub(crate) fn new(
         name: String,
         reader: SkillReader,
-        activate: Option<BTreeMap<SkillName, String>>,
+        activate: Option<Arc<BTreeMap<SkillName, String>>>,
         policy: Option<Arc<dyn ReadPolicy>>,
     ) -> Self {
         Executor {

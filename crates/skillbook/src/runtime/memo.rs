@@ -26,7 +26,7 @@ pub(super) struct Prepared {
     visible: Vec<usize>,
     catalogs: Mutex<Catalogs>,
     /// The skills `activate_skill` offers, with their directories.
-    activate: OnceLock<BTreeMap<SkillName, String>>,
+    activate: OnceLock<Arc<BTreeMap<SkillName, String>>>,
 }
 
 impl Prepared {
@@ -72,14 +72,14 @@ impl Prepared {
     }
 
     /// The model-visible skills by name, with their directories as the marker shows them.
-    pub(super) fn activate(&self) -> BTreeMap<SkillName, String> {
-        self.activate
-            .get_or_init(|| {
+    pub(super) fn activate(&self) -> Arc<BTreeMap<SkillName, String>> {
+        Arc::clone(self.activate.get_or_init(|| {
+            Arc::new(
                 self.visible()
                     .map(|skill| (skill.name().clone(), skill.directory()))
-                    .collect()
-            })
-            .clone()
+                    .collect(),
+            )
+        }))
     }
 }
 
