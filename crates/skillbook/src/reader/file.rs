@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::discovery::cache::FileState;
 use crate::format::SkillName;
 
-/// A file a [`SkillReader`] opened: on disk, or held in memory. Read it with [`Read`].
+/// A file a [`SkillReader`](super::SkillReader) opened: on disk, or held in memory. Read it with [`Read`].
 #[derive(Debug)]
 pub struct SkillFileReader {
     pub(super) path: String,
