@@ -5,8 +5,13 @@
 //! 1. An optional UTF-8 byte-order mark and blank lines may come first. If the next line is `---`
 //!    alone (trailing spaces allowed), the front matter runs up to the next line that is `---`
 //!    alone. `\n` and `\r\n` line ends both work; a `---` inside a value never closes it.
-//! 2. The front matter is parsed as YAML with hard limits on aliases, depth and size. When that
-//!    fails, one repair is tried: a plain value containing `: ` is quoted (a
+//! 2. The front matter is parsed as YAML (the 1.2 core schema: `yes`, `on`, `007`, `1_000` and
+//!    `.inf` are text) with hard limits on aliases, depth and size. The fields the format
+//!    defines as text — `name`, `description`, `license`, `compatibility`, `allowed-tools` and
+//!    every `metadata` value — keep the scalar exactly as written (`1.10` stays `1.10`, `0x1F`
+//!    stays `0x1F`); every other field carries its YAML type. `disable-model-invocation` is on
+//!    only for `true` (any case) or the string `"true"`. When the YAML is invalid, one repair is
+//!    tried: a plain value containing `: ` is quoted (a
 //!    [`RepairedYaml`](crate::DiagnosticCode::RepairedYaml) warning says which line). When the
 //!    repair fails too, or the front matter is not a mapping, or it is never closed, the
 //!    top-level `name`, `description` and `disable-model-invocation` keys are read line by line

@@ -18,6 +18,8 @@ pub(super) struct KeyLine<'a> {
     pub(super) value: Spot,
     /// The line from the value's start to its end (without the line end).
     pub(super) value_text: &'a str,
+    /// The value opens with a quote (so no YAML reader types it).
+    pub(super) quoted: bool,
 }
 
 impl KeyLine<'_> {
@@ -155,7 +157,8 @@ impl<'a> FrontMatterText<'a> {
         }
         let after = &rest[separator + 1..];
         let mut value_start = indent + separator + 1 + (after.len() - after.trim_start().len());
-        if line[value_start..].starts_with(['"', '\'']) {
+        let quoted = line[value_start..].starts_with(['"', '\'']);
+        if quoted {
             value_start += 1;
         }
         let column_of = |byte: usize| line[..byte].chars().count();
@@ -165,6 +168,7 @@ impl<'a> FrontMatterText<'a> {
                 key: self.spot(index, indent),
                 value: self.spot(index, column_of(value_start)),
                 value_text: &line[value_start..],
+                quoted,
             },
         ))
     }

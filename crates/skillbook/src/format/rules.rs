@@ -220,6 +220,71 @@ fn field_of(value: Option<&Value>) -> Field<'_> {
     }
 }
 
+/// [`field_of`], where a text written as a plain scalar that YAML 1.1 readers (PyYAML, js-yaml,
+/// many clients) read as a number, a boolean or null counts as that: skillbook keeps it as
+/// written, other clients do not.
+fn field_at<'v>(value: Option<&'v Value>, key_line: Option<KeyLine<'_>>) -> Field<'v> {
+    match field_of(value) {
+        Field::Text(text) if key_line.is_some_and(|line| !line.quoted) => {
+            match yaml11_kind(text.trim()) {
+                Some(kind) => Field::Scalar(text.trim().to_owned(), kind),
+                None => Field::Text(text),
+            }
+        }
+        other => other,
+    }
+}
+
+/// What YAML 1.1 makes of a plain scalar that is not text: `boolean`, `null` or `number`.
+fn yaml11_kind(text: &str) -> Option<&'static str> {
+    const BOOLEANS: [&str; 22] = [
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
+        "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
+    ];
+    if BOOLEANS.contains(&text) {
+        return Some("boolean");
+    }
+    if matches!(text, "~" | "null" | "Null" | "NULL") {
+        return Some("null");
+    }
+    is_yaml11_number(text).then_some("number")
+}
+
+/// An integer (decimal, `0x`, `0o`, `0b`, leading zeros, `_` separators) or a float (`1.0`,
+/// `.5`, `1e3`, `.inf`, `.nan`), with an optional sign.
+fn is_yaml11_number(text: &str) -> bool {
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") || matches!(text, ".nan" | ".NaN" | ".NAN") {
+        return true;
+    }
+    let radix = [("0x", 16), ("0o", 8), ("0b", 2)]
+        .into_iter()
+        .find_map(|(prefix, radix)| unsigned.strip_prefix(prefix).map(|digits| (digits, radix)));
+    if let Some((digits, radix)) = radix {
+        return !digits.is_empty()
+            && digits.chars().all(|c| c == '_' || c.is_digit(radix))
+            && digits.chars().any(|c| c.is_digit(radix));
+    }
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (unsigned, None),
+    };
+    let digits = |part: &str| part.chars().all(|c| c.is_ascii_digit() || c == '_');
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((whole, fraction)) => {
+            digits(whole)
+                && digits(fraction)
+                && (whole.chars().chain(fraction.chars())).any(|c| c.is_ascii_digit())
+        }
+        None => digits(mantissa) && mantissa.chars().any(|c| c.is_ascii_digit()),
+    };
+    let exponent_ok = exponent.is_none_or(|exponent| {
+        let exponent = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+        !exponent.is_empty() && exponent.chars().all(|c| c.is_ascii_digit())
+    });
+    mantissa_ok && exponent_ok
+}
+
 /// Reports a number or boolean where a string belongs; returns its text.
 fn scalar_as_text(
     findings: &mut Findings<'_>,
@@ -249,7 +314,7 @@ fn check_name(
 ) {
     let key_line = text.key("name");
     let directory = directory_name(path);
-    let name = match field_of(document.fields.get("name")) {
+    let name = match field_at(document.fields.get("name"), key_line) {
         Field::Text(name) => name.trim().to_owned(),
         Field::Scalar(spelled, kind) => scalar_as_text(findings, key_line, "name", spelled, kind),
         // The reader already reported a list or mapping.
@@ -277,7 +342,7 @@ fn check_description(
     as_yaml: bool,
 ) {
     let key_line = text.key("description");
-    let description = match field_of(document.fields.get("description")) {
+    let description = match field_at(document.fields.get("description"), key_line) {
         Field::Text(description) => description.to_owned(),
         Field::Scalar(spelled, kind) => {
             scalar_as_text(findings, key_line, "description", spelled, kind)
@@ -318,7 +383,7 @@ fn check_optional_text(
     key: &str,
 ) {
     let key_line = text.key(key);
-    let value = match field_of(fields.get(key)) {
+    let value = match field_at(fields.get(key), key_line) {
         Field::Absent => return,
         Field::Text(value) => value.to_owned(),
         Field::Scalar(spelled, kind) => scalar_as_text(findings, key_line, key, spelled, kind),
@@ -423,7 +488,8 @@ fn check_metadata_value(
         .nested_key("metadata", key)
         .or_else(|| text.key("metadata"));
     let label = format!("metadata.{key}");
-    match field_of(Some(value)) {
+    let nested = text.nested_key("metadata", key);
+    match field_at(Some(value), nested) {
         Field::Text(_) | Field::Absent => {}
         Field::Empty => {
             if value.is_null() {

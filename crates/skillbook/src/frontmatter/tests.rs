@@ -280,3 +280,75 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn text_fields_keep_the_scalar_as_written() {
+    #[rustfmt::skip]
+    let cases = [
+        ("yes", "yes"), ("no", "no"), ("off", "off"), ("On", "On"), ("y", "y"),
+        ("007", "007"), ("0x1F", "0x1F"), ("1.10", "1.10"), ("1_000", "1_000"),
+        ("+1", "+1"), ("1e3", "1e3"), (".inf", ".inf"), ("-.inf", "-.inf"), (".nan", ".nan"),
+        ("true", "true"), ("FALSE", "FALSE"), ("12 # a comment", "12"), ("\"1.10\"", "1.10"),
+        ("'yes'", "yes"),
+    ];
+    for (written, kept) in cases {
+        let document = read(&format!(
+            "---\nname: {written}\ndescription: {written}\nlicense: {written}\n\
+             compatibility: {written}\nallowed-tools: {written}\nmetadata:\n  version: {written}\n\
+             ---\n"
+        ));
+        assert_eq!(codes(&document), [], "{written}");
+        assert_eq!(document.name.as_deref(), Some(kept), "{written}");
+        assert_eq!(document.description.as_deref(), Some(kept), "{written}");
+        for key in [
+            "name",
+            "description",
+            "license",
+            "compatibility",
+            "allowed-tools",
+        ] {
+            assert_eq!(document.fields[key], json!(kept), "{key}: {written}");
+        }
+        assert_eq!(
+            document.fields["metadata"]["version"],
+            json!(kept),
+            "{written}"
+        );
+    }
+}
+
+#[test]
+fn other_fields_carry_their_yaml_1_2_type() {
+    let document = read(
+        "---\nname: pdf\nuser-invocable: yes\nversion: 1.10\nretries: 007\nlimit: 1_000\n\
+         enabled: true\nratio: .inf\n---\n",
+    );
+    assert_eq!(codes(&document), []);
+    assert_eq!(
+        serde_json::Value::Object(document.fields.clone()),
+        json!({"name": "pdf", "user-invocable": "yes", "version": 1.1, "retries": "007",
+               "limit": "1_000", "enabled": true, "ratio": ".inf"})
+    );
+}
+
+#[test]
+fn only_true_or_the_string_true_makes_a_skill_manual_only() {
+    for (written, manual) in [
+        ("true", true),
+        ("True", true),
+        ("TRUE", true),
+        ("\"true\"", true),
+        ("'TRUE'", true),
+        ("yes", false),
+        ("on", false),
+        ("y", false),
+        ("1", false),
+        ("false", false),
+        ("\"yes\"", false),
+    ] {
+        let document = read(&format!(
+            "---\nname: pdf\ndisable-model-invocation: {written}\n---\n"
+        ));
+        assert_eq!(document.disable_model_invocation, manual, "{written}");
+    }
+}

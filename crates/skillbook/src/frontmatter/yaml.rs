@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use serde_saphyr::{Budget, DuplicateKeyPolicy, Options};
+use serde_saphyr::{Budget, DuplicateKeyPolicy, NonFiniteFloatPolicy, Options};
 
 use super::SkillDocument;
 use super::lines;
@@ -32,8 +32,23 @@ fn options() -> Options {
     options.duplicate_keys = DuplicateKeyPolicy::LastWins;
     options.alias_limits.max_total_replayed_events = MAX_REPLAYED_EVENTS;
     options.alias_limits.max_replay_stack_depth = 8;
+    // YAML 1.2's core schema, not 1.1's: `yes`, `on`, `007`, `1_000` and `.inf` are text.
+    options.strict_booleans = true;
+    options.leading_zero_numbers_as_strings = true;
+    options.underscored_numbers_as_strings = true;
+    options.non_finite_float_policy = NonFiniteFloatPolicy::AsString;
     options
 }
+
+/// The fields the format defines as text: they keep the scalar as written (`name: 1.10` is
+/// the name `1.10`, not the number 1.1), as metadata values do.
+pub(crate) const TEXT_FIELDS: [&str; 5] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "allowed-tools",
+];
 
 /// A YAML failure, positioned in the front matter text (1-based).
 struct YamlFailure {
@@ -144,15 +159,14 @@ fn apply_fields(
     path: &Path,
     raw: &str,
     first_line: u64,
-    fields: Map<String, Value>,
+    mut fields: Map<String, Value>,
     document: &mut SkillDocument,
 ) {
+    keep_spellings(raw, &mut fields);
     for key in ["name", "description"] {
         let text = match fields.get(key) {
             None | Some(Value::Null) => None,
             Some(Value::String(text)) => Some(text.trim().to_owned()),
-            Some(Value::Bool(flag)) => Some(flag.to_string()),
-            Some(Value::Number(number)) => Some(number.to_string()),
             Some(other) => {
                 let line = key_line(raw, key).map_or(first_line, |index| first_line + index);
                 document.diagnostics.push(
@@ -180,13 +194,90 @@ fn apply_fields(
     document.fields = fields;
 }
 
-/// YAML `true` in any case, or the string `"true"`.
+/// YAML `true` in any case, or the string `"true"` — never `yes` or `on`.
 fn is_true(value: &Value) -> bool {
     match value {
         Value::Bool(flag) => *flag,
         Value::String(text) => text.trim().eq_ignore_ascii_case("true"),
         _ => false,
     }
+}
+
+/// Puts back, for the text fields and the metadata values, the scalar as written where YAML
+/// read a number or a boolean (`1.10`, `0x1F`, `+1`, `true`).
+fn keep_spellings(raw: &str, fields: &mut Map<String, Value>) {
+    for key in TEXT_FIELDS {
+        if let Some(value) = fields.get_mut(key)
+            && matches!(value, Value::Bool(_) | Value::Number(_))
+        {
+            let spelled = spelling(raw, None, key).unwrap_or_else(|| value.to_string());
+            *value = Value::String(spelled);
+        }
+    }
+    if let Some(Value::Object(metadata)) = fields.get_mut("metadata") {
+        for (key, value) in metadata.iter_mut() {
+            if matches!(value, Value::Bool(_) | Value::Number(_)) {
+                let spelled =
+                    spelling(raw, Some("metadata"), key).unwrap_or_else(|| value.to_string());
+                *value = Value::String(spelled);
+            }
+        }
+    }
+}
+
+/// The plain scalar written after `key:` (below the top-level `parent`, if given) on its last
+/// line, without a trailing comment.
+fn spelling(raw: &str, parent: Option<&str>, key: &str) -> Option<String> {
+    let lines: Vec<&str> = raw.lines().collect();
+    let (range, indent) = match parent {
+        None => (0..lines.len(), 0),
+        Some(parent) => {
+            let (start, _) = key_value_lines(&lines, 0..lines.len(), 0)
+                .filter(|(_, found, _)| *found == parent)
+                .map(|(index, found, _)| (index, found))
+                .last()?;
+            let end = lines[start + 1..]
+                .iter()
+                .position(|line| !line.trim().is_empty() && lines::indentation(line) == 0)
+                .map_or(lines.len(), |offset| start + 1 + offset);
+            let indent = lines[start + 1..end]
+                .iter()
+                .find(|line| !line.trim().is_empty())
+                .map(|line| lines::indentation(line))?;
+            (start + 1..end, indent)
+        }
+    };
+    let (_, _, value) = key_value_lines(&lines, range, indent)
+        .filter(|(_, found, _)| *found == key)
+        .last()?;
+    let value = match value.find(" #") {
+        Some(comment) => &value[..comment],
+        None => value,
+    };
+    let value = value.trim();
+    (!value.is_empty()).then(|| value.to_owned())
+}
+
+/// `(index, key, value)` of the `key: value` lines indented by exactly `indent` in `range`.
+fn key_value_lines<'a>(
+    lines: &'a [&'a str],
+    range: std::ops::Range<usize>,
+    indent: usize,
+) -> impl Iterator<Item = (usize, &'a str, &'a str)> + 'a {
+    range.filter_map(move |index| {
+        let line = lines.get(index)?;
+        if lines::indentation(line) != indent {
+            return None;
+        }
+        let rest = line.get(indent..)?;
+        if rest.starts_with(['#', '-', '"', '\'', '[', '{']) {
+            return None;
+        }
+        let (key, value) = rest.split_once(':')?;
+        let key = key.trim_end();
+        (!key.is_empty() && (value.is_empty() || value.starts_with([' ', '\t'])))
+            .then_some((index, key, value))
+    })
 }
 
 /// The 0-based line index of a top-level `key:` in the front matter.

@@ -769,3 +769,36 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn text_that_yaml_1_1_readers_type_is_reported_but_kept_as_written() {
+    let fields = |lines: &[&str]| standard("s", &[&["name: s"], lines].concat());
+    for written in ["yes", "off", "007", "0x1F", "1.10", "1_000", "+1", ".inf"] {
+        assert_eq!(
+            fields(&[&format!("description: {written}")]),
+            [warning("non_string_value", 3, 14)],
+            "{written}"
+        );
+    }
+    // Quoted, or not a number after all: text for every reader.
+    for written in ["\"yes\"", "'1.10'", "1.10.2", "0x", "yesterday", "1e"] {
+        assert_eq!(
+            fields(&[&format!("description: {written}")]),
+            [],
+            "{written}"
+        );
+    }
+    let diagnostics = check_in(
+        "s",
+        "---\nname: s\ndescription: 1.10\n---\n",
+        Mode::Standard,
+    );
+    assert_eq!(
+        diagnostics[0].message,
+        "`description` is `1.10`, which YAML reads as a number, not as text"
+    );
+    assert_eq!(
+        diagnostics[0].hint.as_deref(),
+        Some("quote it: description: \"1.10\"")
+    );
+}
