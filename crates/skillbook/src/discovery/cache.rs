@@ -44,35 +44,9 @@ pub(crate) struct FileState {
 }
 
 impl FileState {
-    #[cfg(unix)]
+    /// The state `metadata` (from a path's `stat` or `lstat`) describes.
     pub(crate) fn of(metadata: &Metadata) -> Self {
-        use std::os::unix::fs::MetadataExt;
-        FileState {
-            device: metadata.dev(),
-            inode: metadata.ino(),
-            size: metadata.len(),
-            modified: (metadata.mtime(), metadata.mtime_nsec()),
-            changed: (metadata.ctime(), metadata.ctime_nsec()),
-        }
-    }
-
-    #[cfg(not(unix))]
-    pub(crate) fn of(metadata: &Metadata) -> Self {
-        let since_epoch = metadata
-            .modified()
-            .ok()
-            .and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .unwrap_or_default();
-        FileState {
-            device: 0,
-            inode: 0,
-            size: metadata.len(),
-            modified: (
-                i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX),
-                i64::from(since_epoch.subsec_nanos()),
-            ),
-            changed: (0, 0),
-        }
+        FileState::of_cap(&cap_std::fs::Metadata::from_just_metadata(metadata.clone()))
     }
 
     /// The state of what an open handle's `fstat` describes.
