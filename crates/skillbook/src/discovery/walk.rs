@@ -7,7 +7,7 @@
 //! that — so a `SKILL.md` from outside the roots never reaches the catalog. The handles held at
 //! once are one per level of the directory being searched, whatever the number of skills.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs;
 use std::io;
@@ -74,6 +74,8 @@ pub(super) struct Walker<'o> {
     /// Results parsed inline, by slot.
     parsed: Vec<(usize, Parsed)>,
     roots: Vec<RootRecord>,
+    /// The position of each root in `roots`, by path.
+    root_positions: HashMap<PathBuf, usize>,
     diagnostics: Vec<Diagnostic>,
     seen_files: HashSet<FileId>,
     /// Directories entered, by identity; only tracked when following symlinks.
@@ -95,9 +97,14 @@ enum Handle {
     Followed { link: PathBuf },
 }
 
-/// A directory waiting to be searched.
+/// A directory waiting to be searched: how to open it, and where it lies.
 struct Pending {
     handle: Handle,
+    folder: Folder,
+}
+
+/// Where a directory being searched lies.
+struct Folder {
     /// The absolute path.
     path: PathBuf,
     /// The index of its root in [`Walker::roots`].
@@ -151,6 +158,7 @@ impl<'o> Walker<'o> {
             jobs,
             parsed: Vec::new(),
             roots: Vec::new(),
+            root_positions: HashMap::new(),
             diagnostics: Vec::new(),
             seen_files: HashSet::new(),
             seen_directories: HashSet::new(),
@@ -245,8 +253,8 @@ impl<'o> Walker<'o> {
             return;
         };
         let path = anchor.path();
-        let index = match self.roots.iter().position(|known| known.path == path) {
-            Some(index) => index,
+        let index = match self.root_positions.get(&path) {
+            Some(&index) => index,
             None => match directory.dir_metadata() {
                 Ok(metadata) => {
                     self.add_root(path.clone(), anchor, FileId::of(&metadata), followed)
@@ -259,11 +267,13 @@ impl<'o> Walker<'o> {
         };
         self.walk_from(Pending {
             handle: Handle::Open(directory),
-            path,
-            root: index,
-            relative: PathBuf::new(),
-            depth: 0,
-            source,
+            folder: Folder {
+                path,
+                root: index,
+                relative: PathBuf::new(),
+                depth: 0,
+                source,
+            },
         });
     }
 
@@ -305,17 +315,27 @@ impl<'o> Walker<'o> {
     }
 
     fn add_root(&mut self, path: PathBuf, anchor: Anchor, id: FileId, followed: bool) -> usize {
+        let index = self.roots.len();
+        self.root_positions.insert(path.clone(), index);
         self.roots.push(RootRecord {
             path,
             anchor,
             id,
             followed,
         });
-        self.roots.len() - 1
+        index
+    }
+
+    /// The index of the root at `path` (a followed link's target), recorded now if new.
+    fn root_index(&mut self, path: &Path, id: FileId) -> usize {
+        match self.root_positions.get(path) {
+            Some(&index) => index,
+            None => self.add_root(path.to_path_buf(), Anchor::exactly(path), id, true),
+        }
     }
 
     fn walk_from(&mut self, start: Pending) {
-        let root_path = start.path.clone();
+        let root_path = start.folder.path.clone();
         let mut bounds = Bounds::default();
         let mut stack = vec![start];
         while let Some(pending) = stack.pop() {
@@ -324,11 +344,11 @@ impl<'o> Walker<'o> {
                 self.directory_limit(&root_path);
                 break;
             }
-            let Some((directory, pending)) = self.open_pending(pending) else {
+            let Some((directory, folder)) = self.open_pending(pending) else {
                 continue;
             };
             stack.extend(
-                self.search(directory, &pending, &mut bounds)
+                self.search(directory, &folder, &mut bounds)
                     .into_iter()
                     .rev(),
             );
@@ -362,48 +382,36 @@ impl<'o> Walker<'o> {
     }
 
     /// Opens a waiting directory; `None` when it is gone, unreadable or (reported) a link.
-    fn open_pending(&mut self, mut pending: Pending) -> Option<(Dir, Pending)> {
-        let handle = std::mem::replace(
-            &mut pending.handle,
-            Handle::Followed {
-                link: PathBuf::new(),
-            },
-        );
+    fn open_pending(&mut self, pending: Pending) -> Option<(Dir, Folder)> {
+        let Pending { handle, mut folder } = pending;
         let directory = match handle {
             Handle::Open(directory) => directory,
             Handle::Beneath(parent, name) => match open::open_dir_beneath(&parent, &name) {
                 Ok(directory) => directory,
                 Err(error) => {
-                    self.vanished_directory(&parent, &name, &pending.path, &error);
+                    self.vanished_directory(&parent, &name, &folder.path, &error);
                     return None;
                 }
             },
             Handle::Followed { link } => {
-                let directory = match open::open_ambient_dir(&pending.path) {
+                let directory = match open::open_ambient_dir(&folder.path) {
                     Ok(directory) => directory,
                     Err(error) => return self.link_failed(&link, &error),
                 };
                 let id = match directory.dir_metadata() {
                     Ok(metadata) => FileId::of(&metadata),
                     Err(error) => {
-                        self.unreadable(&pending.path, &error);
+                        self.unreadable(&folder.path, &error);
                         return None;
                     }
                 };
-                pending.root = match self.roots.iter().position(|root| root.path == pending.path) {
-                    Some(index) => index,
-                    None => self.add_root(
-                        pending.path.clone(),
-                        Anchor::exactly(&pending.path),
-                        id,
-                        true,
-                    ),
-                };
-                pending.relative = PathBuf::new();
+                // The followed target is a root of its own.
+                folder.root = self.root_index(&folder.path, id);
+                folder.relative = PathBuf::new();
                 directory
             }
         };
-        Some((directory, pending))
+        Some((directory, folder))
     }
 
     /// A directory listed a moment ago cannot be opened beneath its parent: it was removed,
@@ -434,13 +442,13 @@ impl<'o> Walker<'o> {
 
     /// Searches one opened directory: records it when it is a skill, else returns its
     /// subdirectories to search.
-    fn search(&mut self, directory: Dir, pending: &Pending, bounds: &mut Bounds) -> Vec<Pending> {
+    fn search(&mut self, directory: Dir, folder: &Folder, bounds: &mut Bounds) -> Vec<Pending> {
         let needs_identity = self.symlinks == SymlinkPolicy::Follow || self.recording();
         let metadata = if needs_identity {
             match directory.dir_metadata() {
                 Ok(metadata) => Some(metadata),
                 Err(error) => {
-                    self.unreadable(&pending.path, &error);
+                    self.unreadable(&folder.path, &error);
                     return Vec::new();
                 }
             }
@@ -454,37 +462,37 @@ impl<'o> Walker<'o> {
             return Vec::new();
         }
         if let Some(observer) = &mut self.observer {
-            observer(&pending.path);
+            observer(&folder.path);
         }
         // Taken before the search, so a change during it is seen by the next check.
         let before = metadata.as_ref().map(FileState::of_cap);
-        match self.find_skill_file(&directory, &pending.path) {
+        match self.find_skill_file(&directory, &folder.path) {
             SkillFileSearch::Found(found) => {
                 let id = match &metadata {
                     Some(metadata) => FileId::of(metadata),
                     None => match directory.dir_metadata() {
                         Ok(metadata) => FileId::of(&metadata),
                         Err(error) => {
-                            self.unreadable(&pending.path, &error);
+                            self.unreadable(&folder.path, &error);
                             return Vec::new();
                         }
                     },
                 };
-                self.add_skill(*found, pending, id);
+                self.add_skill(*found, folder, id);
                 return Vec::new();
             }
             SkillFileSearch::Unreadable => return Vec::new(),
             SkillFileSearch::None => {}
         }
-        let children = self.children(directory, pending, bounds);
+        let children = self.children(directory, folder, bounds);
         // A skill directory's listing does not matter: its skill file is stamped.
-        self.stamp(&pending.path, false, before);
+        self.stamp(&folder.path, false, before);
         children
     }
 
     /// The subdirectories (and, under `Follow`, directory links) of a collection directory.
-    fn children(&mut self, directory: Dir, pending: &Pending, bounds: &mut Bounds) -> Vec<Pending> {
-        let Some(entries) = self.list(&directory, &pending.path) else {
+    fn children(&mut self, directory: Dir, folder: &Folder, bounds: &mut Bounds) -> Vec<Pending> {
+        let Some(entries) = self.list(&directory, &folder.path) else {
             return Vec::new();
         };
         let parent = Arc::new(directory);
@@ -493,7 +501,7 @@ impl<'o> Walker<'o> {
             if open::is_never_served(&name) {
                 continue;
             }
-            let path = pending.path.join(&name);
+            let path = folder.path.join(&name);
             let (handle, path) = if file_type.is_dir() {
                 (Handle::Beneath(Arc::clone(&parent), name.clone()), path)
             } else if file_type.is_symlink() {
@@ -504,18 +512,20 @@ impl<'o> Walker<'o> {
             } else {
                 continue;
             };
-            if pending.depth + 1 > self.limits.max_depth {
+            if folder.depth + 1 > self.limits.max_depth {
                 bounds.too_deep += 1;
                 bounds.first_too_deep.get_or_insert(path);
                 continue;
             }
             children.push(Pending {
                 handle,
-                path,
-                root: pending.root,
-                relative: pending.relative.join(&name),
-                depth: pending.depth + 1,
-                source: pending.source,
+                folder: Folder {
+                    path,
+                    root: folder.root,
+                    relative: folder.relative.join(&name),
+                    depth: folder.depth + 1,
+                    source: folder.source,
+                },
             });
         }
         children
@@ -626,7 +636,7 @@ impl<'o> Walker<'o> {
         }
     }
 
-    fn add_skill(&mut self, found: Found, pending: &Pending, directory_id: FileId) {
+    fn add_skill(&mut self, found: Found, folder: &Folder, directory_id: FileId) {
         let Found { opened, path, file } = found;
         if !self.seen_files.insert(FileId::of(&opened.metadata)) {
             return;
@@ -634,14 +644,14 @@ impl<'o> Walker<'o> {
         let slot = self.slots.len();
         self.slots.push(Slot {
             path: path.clone(),
-            directory: pending.path.clone(),
+            directory: folder.path.clone(),
             place: Place {
-                root: pending.root,
-                relative: pending.relative.clone(),
+                root: folder.root,
+                relative: folder.relative.clone(),
                 id: directory_id,
                 file,
             },
-            source: pending.source,
+            source: folder.source,
             diagnostics_before: self.diagnostics.len(),
         });
         let max_bytes = self.limits.max_file_bytes;
