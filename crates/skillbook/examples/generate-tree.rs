@@ -1,8 +1,10 @@
 //! Writes a deterministic benchmark tree of skills.
 //!
 //! ```text
-//! cargo run --release -p skillbook --example generate-tree -- OUT_DIR [SKILLS] [SEED]
+//! cargo run --release -p skillbook --example generate-tree -- OUT_DIR [SKILLS] [SEED] [SHAPE]
 //! ```
+//!
+//! SHAPE is `small`, `large` (the default) or `deep`; see `benches/support/tree.rs`.
 
 #[path = "../benches/support/tree.rs"]
 mod tree;
@@ -13,7 +15,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let mut arguments = std::env::args().skip(1);
     let Some(root) = arguments.next().map(PathBuf::from) else {
-        eprintln!("usage: generate-tree OUT_DIR [SKILLS=1000] [SEED=1]");
+        eprintln!("usage: generate-tree OUT_DIR [SKILLS=1000] [SEED=1] [SHAPE=large|small|deep]");
         return ExitCode::from(2);
     };
     let skills = arguments
@@ -24,9 +26,23 @@ fn main() -> ExitCode {
         .next()
         .and_then(|value| value.parse().ok())
         .unwrap_or(1);
-    match tree::generate(&root, skills, seed) {
+    let shape = match arguments.next() {
+        None => tree::Shape::Large,
+        Some(name) => match tree::Shape::named(&name) {
+            Some(shape) => shape,
+            None => {
+                eprintln!("error: unknown shape {name:?}: use small, large or deep");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    match tree::generate_shape(&root, skills, seed, shape) {
         Ok(()) => {
-            println!("wrote {skills} skills under {}", root.display());
+            println!(
+                "wrote {skills} skills ({} shape) under {}",
+                shape.name(),
+                root.display()
+            );
             ExitCode::SUCCESS
         }
         Err(error) => {

@@ -29,6 +29,7 @@ use crate::diagnostic::{Diagnostic, DiagnosticCode};
 
 mod body;
 mod lines;
+mod simple;
 mod yaml;
 
 pub(crate) use yaml::value_kind;

@@ -81,7 +81,22 @@ pub(super) fn read_front_matter(
     first_line: u64,
     document: &mut SkillDocument,
 ) {
+    read_front_matter_with(path, raw, first_line, document, true);
+}
+
+/// [`read_front_matter`], with or without the reader of the common shape ([`super::simple`]).
+pub(super) fn read_front_matter_with(
+    path: &Path,
+    raw: &str,
+    first_line: u64,
+    document: &mut SkillDocument,
+    simple_first: bool,
+) {
     if raw.trim().is_empty() {
+        return;
+    }
+    if simple_first && let Some(fields) = super::simple::parse(raw) {
+        apply_fields(path, raw, first_line, fields, document);
         return;
     }
     let failure = match parse_value(raw) {
@@ -238,11 +253,19 @@ fn spelling(raw: &str, parent: Option<&str>, key: &str) -> Option<String> {
                 .last()?;
             let end = lines[start + 1..]
                 .iter()
-                .position(|line| !line.trim().is_empty() && lines::indentation(line) == 0)
+                .position(|line| {
+                    let content = line.trim();
+                    !content.is_empty()
+                        && !content.starts_with('#')
+                        && lines::indentation(line) == 0
+                })
                 .map_or(lines.len(), |offset| start + 1 + offset);
             let indent = lines[start + 1..end]
                 .iter()
-                .find(|line| !line.trim().is_empty())
+                .find(|line| {
+                    let content = line.trim();
+                    !content.is_empty() && !content.starts_with('#')
+                })
                 .map(|line| lines::indentation(line))?;
             (start + 1..end, indent)
         }
