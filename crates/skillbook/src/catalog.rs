@@ -76,51 +76,58 @@ impl<'a> Catalog<'a> {
             return None;
         }
         entries.sort_unstable_by(|left, right| left.sort_key().cmp(&right.sort_key()));
-        let rendered: Vec<String> = entries.iter().map(|entry| entry.render()).collect();
+        // Every entry rendered into one text, with where each ends.
+        let mut rendered = String::with_capacity(entries.len() * 256);
+        let mut ends = Vec::with_capacity(entries.len());
+        for entry in &entries {
+            entry.render_into(&mut rendered);
+            ends.push(rendered.len());
+        }
         let introduction = INTRODUCTION.replace("{reader}", &self.reader);
         let closing = CLOSING.replace("{reader}", &self.reader);
-        let listed = self.fitting(&introduction, &rendered, &closing);
+        let listed = self.fitting(&introduction, &rendered, &ends, &closing);
+        let listed_end = listed.checked_sub(1).map_or(0, |last| ends[last]);
         let text = assemble(
             &introduction,
-            &rendered[..listed],
-            rendered.len() - listed,
+            &rendered[..listed_end],
+            ends.len() - listed,
             &closing,
         );
         Some(RenderedCatalog {
             fingerprint: Fingerprint::of(&text),
             text,
             listed,
-            left_out: rendered.len() - listed,
+            left_out: ends.len() - listed,
         })
     }
 
     /// How many leading entries fit the budget.
-    fn fitting(&self, introduction: &str, rendered: &[String], closing: &str) -> usize {
+    fn fitting(&self, introduction: &str, rendered: &str, ends: &[usize], closing: &str) -> usize {
         let Some(budget) = self.budget else {
-            return rendered.len();
+            return ends.len();
         };
-        let bare = assemble(introduction, &[], 0, closing).chars().count();
+        let bare = assemble(introduction, "", 0, closing).chars().count();
         let frame = |left_out: usize| bare + left_out_note(left_out).chars().count();
         let mut used = 0;
-        for (index, entry) in rendered.iter().enumerate() {
-            used += entry.chars().count();
-            if frame(rendered.len() - index - 1) + used > budget {
+        let mut start = 0;
+        for (index, &end) in ends.iter().enumerate() {
+            used += rendered[start..end].chars().count();
+            start = end;
+            if frame(ends.len() - index - 1) + used > budget {
                 return index;
             }
         }
-        rendered.len()
+        ends.len()
     }
 }
 
 /// Joins the parts of a catalog.
-fn assemble(introduction: &str, entries: &[String], left_out: usize, closing: &str) -> String {
-    let size = introduction.len() + closing.len() + entries.iter().map(String::len).sum::<usize>();
+fn assemble(introduction: &str, entries: &str, left_out: usize, closing: &str) -> String {
+    let size = introduction.len() + closing.len() + entries.len();
     let mut text = String::with_capacity(size + 128);
     text.push_str(introduction.trim_end());
     text.push_str("\n\n<available_skills>\n");
-    for entry in entries {
-        text.push_str(entry);
-    }
+    text.push_str(entries);
     text.push_str("</available_skills>\n");
     text.push_str(&left_out_note(left_out));
     text.push('\n');
@@ -173,14 +180,14 @@ impl<'a> CatalogEntry<'a> {
         (self.name.trim(), self.description.trim(), &self.location)
     }
 
-    fn render(&self) -> String {
-        format!(
-            "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    \
-             <location>{}</location>\n  </skill>\n",
-            escape_xml(self.name.trim()),
-            escape_xml(self.description.trim()),
-            escape_xml(&self.location)
-        )
+    fn render_into(&self, text: &mut String) {
+        text.push_str("  <skill>\n    <name>");
+        text.push_str(&escape_xml(self.name.trim()));
+        text.push_str("</name>\n    <description>");
+        text.push_str(&escape_xml(self.description.trim()));
+        text.push_str("</description>\n    <location>");
+        text.push_str(&escape_xml(&self.location));
+        text.push_str("</location>\n  </skill>\n");
     }
 }
 

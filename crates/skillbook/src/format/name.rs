@@ -20,6 +20,9 @@ pub(super) fn check(
     key_line: Option<KeyLine<'_>>,
     directory: Option<&str>,
 ) {
+    if is_plain(name) && directory.is_none_or(|directory| directory == name) {
+        return;
+    }
     let normalized: String = name.nfkc().collect();
     let value_spot = key_line.map(|line| line.value);
     let spot_of =
@@ -100,6 +103,18 @@ fn check_hyphens(
         format!("the name `{name}` {problem}; hyphens may only separate words"),
         write_as(suggestion),
     );
+}
+
+/// A valid name in lower-case ASCII (which normalisation leaves as it is): the common case,
+/// settled without normalising.
+fn is_plain(name: &str) -> bool {
+    (1..=MAX_NAME_CHARACTERS).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
 }
 
 /// How to make the name and the directory agree, keeping whichever of them is a valid name.

@@ -46,18 +46,30 @@ impl KeyLine<'_> {
 
 /// The front matter's lines, as written, with the file line of the first one.
 pub(super) struct FrontMatterText<'a> {
+    raw: &'a str,
     lines: Vec<&'a str>,
     first_line: u64,
+    /// `(line index, key, line)` of each top-level `key: value` line, in order.
+    top_level: Vec<(usize, &'a str, KeyLine<'a>)>,
 }
 
 impl<'a> FrontMatterText<'a> {
     /// `None` when the document has no front matter.
     pub(super) fn new(document: &'a SkillDocument) -> Option<Self> {
         let raw = document.raw_front_matter.as_deref()?;
-        Some(FrontMatterText {
+        let mut text = FrontMatterText {
+            raw,
             lines: raw.split_inclusive('\n').collect(),
             first_line: document.front_matter_line.unwrap_or(2),
-        })
+            top_level: Vec::new(),
+        };
+        text.top_level = (text.lines.iter().enumerate())
+            .filter_map(|(index, line)| {
+                let (key, key_line) = text.key_line(index, line, 0)?;
+                Some((index, key, key_line))
+            })
+            .collect();
+        Some(text)
     }
 
     /// The opening `---` line.
@@ -70,27 +82,19 @@ impl<'a> FrontMatterText<'a> {
 
     /// The last top-level line for `key` (the one whose value YAML keeps).
     pub(super) fn key(&self, key: &str) -> Option<KeyLine<'a>> {
-        self.lines
+        self.top_level
             .iter()
-            .enumerate()
-            .filter_map(|(index, line)| self.key_line(index, line, 0))
-            .filter(|(found, _)| *found == key)
-            .map(|(_, key_line)| key_line)
-            .next_back()
+            .rfind(|(_, found, _)| *found == key)
+            .map(|(_, _, key_line)| *key_line)
     }
 
     /// The line for `key` directly below the top-level `parent`.
     pub(super) fn nested_key(&self, parent: &str, key: &str) -> Option<KeyLine<'a>> {
         let parent_index = self
-            .lines
+            .top_level
             .iter()
-            .enumerate()
-            .filter(|(index, line)| {
-                self.key_line(*index, line, 0)
-                    .is_some_and(|(found, _)| found == parent)
-            })
-            .map(|(index, _)| index)
-            .next_back()?;
+            .rfind(|(_, found, _)| *found == parent)
+            .map(|(index, _, _)| *index)?;
         let children = self.lines[parent_index + 1..]
             .iter()
             .enumerate()
@@ -112,16 +116,22 @@ impl<'a> FrontMatterText<'a> {
         None
     }
 
-    /// The first character of the front matter that matches `predicate`.
-    pub(super) fn find(&self, predicate: impl Fn(char) -> bool) -> Option<Spot> {
+    /// The first `wanted` character of the front matter.
+    pub(super) fn find_char(&self, wanted: char) -> Option<Spot> {
+        if !self.raw.contains(wanted) {
+            return None;
+        }
         self.lines.iter().enumerate().find_map(|(index, line)| {
-            let position = content(line).chars().position(&predicate)?;
+            let position = content(line).chars().position(|c| c == wanted)?;
             Some(self.spot(index, position))
         })
     }
 
     /// The end of the first line that ends with `\r\n`.
     pub(super) fn first_crlf(&self) -> Option<Spot> {
+        if !self.raw.contains("\r\n") {
+            return None;
+        }
         self.lines.iter().enumerate().find_map(|(index, line)| {
             line.ends_with("\r\n")
                 .then(|| self.spot(index, content(line).chars().count()))

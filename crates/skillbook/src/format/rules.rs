@@ -157,7 +157,7 @@ fn check_front_matter_layout(findings: &mut Findings<'_>, text: &FrontMatterText
             "save the file with `\\n` line ends (with git: `git config core.autocrlf input`)",
         );
     }
-    if let Some(spot) = text.find(|character| character == '\t') {
+    if let Some(spot) = text.find_char('\t') {
         findings.push(
             DiagnosticCode::TabCharacter,
             Some(spot),
