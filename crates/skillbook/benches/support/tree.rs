@@ -128,7 +128,10 @@ impl Shape {
 }
 
 /// Writes `skills` skills under `root` from `seed`, in the large shape.
-#[allow(dead_code, reason = "not every user of this module writes the default shape")]
+#[allow(
+    dead_code,
+    reason = "not every user of this module writes the default shape"
+)]
 pub fn generate(root: &Path, skills: usize, seed: u64) -> io::Result<()> {
     generate_shape(root, skills, seed, Shape::Large)
 }

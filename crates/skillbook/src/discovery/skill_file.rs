@@ -1,12 +1,19 @@
 //! Reading one opened skill file for discovery: only as far as needed, never past the size
 //! limit. (Opening it is [`crate::boundary`]'s business.)
+//!
+//! Discovery reads the first [`HEAD_BYTES`] of a file where it opens it and closes it at once,
+//! so no descriptor waits for a parser; the parser scans those bytes and says when it needs
+//! more (a front matter longer than the head, a body fallback further down), which is rare.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, DiagnosticCode};
 use crate::frontmatter::{Needs, Progress, Scanner, SkillDocument};
+
+/// How much of a skill file discovery reads first: the front matter nearly always fits.
+pub(crate) const HEAD_BYTES: usize = 4096;
 
 /// An opened regular skill file, handed to a parser.
 pub(crate) struct OpenFile {
@@ -14,18 +21,70 @@ pub(crate) struct OpenFile {
     pub(crate) len: u64,
 }
 
+/// The beginning of a skill file, or all of it.
+pub(crate) struct Head {
+    pub(crate) bytes: Vec<u8>,
+    /// The file's length when it was opened.
+    pub(crate) len: u64,
+    /// `bytes` hold the whole file up to the size limit.
+    pub(crate) complete: bool,
+}
+
+/// Reads the first [`HEAD_BYTES`] of the file — or, with `whole`, all of it — never more than
+/// `max_bytes`.
+pub(crate) fn read_head(
+    file: &mut File,
+    len: u64,
+    max_bytes: u64,
+    whole: bool,
+) -> io::Result<Head> {
+    let readable = len.min(max_bytes);
+    let wanted = if whole {
+        max_bytes
+    } else {
+        readable.min(HEAD_BYTES as u64)
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(wanted.min(readable)).unwrap_or(0));
+    file.take(wanted).read_to_end(&mut bytes)?;
+    let complete = whole || bytes.len() as u64 >= readable;
+    Ok(Head {
+        bytes,
+        len,
+        complete,
+    })
+}
+
 /// Reads as much of the file as `needs` asks, at most `max_bytes`; with `keep_text`, also
 /// returns the text read (invalid UTF-8 replaced), for a checker to quote.
 pub(crate) fn read(
-    opened: OpenFile,
+    mut opened: OpenFile,
     path: &Path,
     max_bytes: u64,
     needs: Needs,
     keep_text: bool,
 ) -> io::Result<(SkillDocument, Option<String>)> {
+    let head = read_head(&mut opened.file, opened.len, max_bytes, true)?;
+    Ok(scan(&head, path, max_bytes, needs, keep_text)
+        .unwrap_or_else(|| unreachable_incomplete(path)))
+}
+
+/// A whole file never needs more bytes; should it, the document is empty rather than a panic.
+fn unreachable_incomplete(path: &Path) -> (SkillDocument, Option<String>) {
+    (Scanner::new(path, Needs::Catalog).finish(), None)
+}
+
+/// Scans what was read as `needs` asks; `None` when the head ends before the scanner has what
+/// it needs and the file goes on.
+pub(crate) fn scan(
+    head: &Head,
+    path: &Path,
+    max_bytes: u64,
+    needs: Needs,
+    keep_text: bool,
+) -> Option<(SkillDocument, Option<String>)> {
     let mut scanner = Scanner::new(path, needs);
     let mut kept = keep_text.then(String::new);
-    if opened.len > max_bytes {
+    if head.len > max_bytes {
         scanner.diagnostic(
             Diagnostic::warning(
                 DiagnosticCode::FileTooLarge,
@@ -33,55 +92,65 @@ pub(crate) fn read(
                 format!(
                     "the file is {} bytes, over the {max_bytes}-byte limit; only the beginning \
                      was read",
-                    opened.len
+                    head.len
                 ),
             )
             .with_hint("move long material into reference files next to SKILL.md"),
         );
     }
-    let mut reader = BufReader::with_capacity(8 * 1024, opened.file.take(max_bytes));
-    let mut line = Vec::with_capacity(256);
+    let at_size_limit = head.bytes.len() as u64 >= max_bytes;
     let mut reported_utf8 = false;
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            break;
+    let mut rest = head.bytes.as_slice();
+    while !rest.is_empty() {
+        let end = memchr_newline(rest).map_or(rest.len(), |index| index + 1);
+        let (line, after) = rest.split_at(end);
+        rest = after;
+        let last_and_cut = !line.ends_with(b"\n");
+        if last_and_cut && !head.complete {
+            // The head ends inside this line, and the file goes on.
+            return None;
         }
-        let at_limit = reader.get_ref().limit() == 0 && !line.ends_with(b"\n");
-        let text = decode(&line, at_limit);
+        let text = decode(line, last_and_cut && at_size_limit);
         if text.is_none() && !reported_utf8 {
             reported_utf8 = true;
             // Count the line first so the diagnostic points at it.
-            let lossy = String::from_utf8_lossy(&line).into_owned();
+            let lossy = String::from_utf8_lossy(line);
             let progress = scanner.push_line(&lossy);
             if let Some(kept) = &mut kept {
                 kept.push_str(&lossy);
             }
             scanner.invalid_utf8_on_last_line();
             if progress == Progress::Enough {
-                break;
+                return Some((scanner.finish(), kept));
             }
             continue;
         }
-        let text = text.unwrap_or_else(|| String::from_utf8_lossy(&line).into_owned());
+        let text = text.unwrap_or_else(|| String::from_utf8_lossy(line));
         if let Some(kept) = &mut kept {
             kept.push_str(&text);
         }
         if scanner.push_line(&text) == Progress::Enough {
-            break;
+            return Some((scanner.finish(), kept));
         }
     }
-    Ok((scanner.finish(), kept))
+    // Every line was read and the scanner wants more: fine at the end of the file.
+    head.complete.then(|| (scanner.finish(), kept))
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|byte| *byte == b'\n')
 }
 
 /// The line as UTF-8; `None` when it holds invalid bytes. A sequence cut by the size limit at
 /// the very end is dropped rather than reported.
-fn decode(line: &[u8], at_limit: bool) -> Option<String> {
+fn decode(line: &[u8], at_limit: bool) -> Option<std::borrow::Cow<'_, str>> {
     match std::str::from_utf8(line) {
-        Ok(text) => Some(text.to_owned()),
-        Err(error) if at_limit && error.error_len().is_none() => {
-            Some(String::from_utf8_lossy(&line[..error.valid_up_to()]).into_owned())
-        }
+        Ok(text) => Some(text.into()),
+        Err(error) if at_limit && error.error_len().is_none() => Some(
+            String::from_utf8_lossy(&line[..error.valid_up_to()])
+                .into_owned()
+                .into(),
+        ),
         Err(_) => None,
     }
 }

@@ -545,6 +545,60 @@ mod unix {
     }
 }
 
+/// A front matter longer than discovery's first read.
+fn long_front_matter(index: usize) -> String {
+    let mut text = format!("name: s{index:03}\ndescription: long\nmetadata:\n");
+    for key in 0..(skill_file::HEAD_BYTES / 16 + index) {
+        text.push_str(&format!("  key-{key:05}: value\n"));
+    }
+    text.pop();
+    text
+}
+
+/// A skill with no front matter whose first heading comes after the first read.
+fn late_heading(root: &Path, relative: &str, index: usize) -> PathBuf {
+    let directory = root.join(relative);
+    fs::create_dir_all(&directory).unwrap();
+    let file = directory.join("SKILL.md");
+    let text = format!(
+        "{}# Late {index}\nFound past the first read.\n",
+        "\n".repeat(skill_file::HEAD_BYTES + index)
+    );
+    fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn skill_files_longer_than_the_first_read_are_read_as_far_as_needed() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    let long = skill(&root, "s001", &long_front_matter(1));
+    let late = late_heading(&root, "late", 2);
+    for workers in [0, 2] {
+        let mut discovery = Discovery::new(workspace.path());
+        discovery.home(Home::Off);
+        let (found, _) = discovery.run_with(false, workers, None);
+        assert_eq!(names(&found), ["Late 2", "s001"], "{workers} workers");
+        let by_path = |path: &Path| {
+            found
+                .skills
+                .iter()
+                .find(|skill| skill.path == path)
+                .unwrap()
+        };
+        assert_eq!(by_path(&late).description, "Found past the first read.");
+        let whole = crate::frontmatter::parse(&long, &fs::read_to_string(&long).unwrap());
+        assert_eq!(by_path(&long).front_matter, whole.fields);
+        assert_eq!(
+            by_path(&long).front_matter["metadata"]
+                .as_object()
+                .unwrap()
+                .len(),
+            skill_file::HEAD_BYTES / 16 + 1
+        );
+    }
+}
+
 #[test]
 fn parallel_parsing_gives_exactly_the_serial_result() {
     let workspace = workspace();
@@ -559,6 +613,18 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
                 &format!("name: Dup-{}\ndescription: d", index % 3),
             ),
             2 => skill(&root, &relative, "description: Use when: colon"),
+            // Longer than the first read: a long front matter, a late heading, a line across
+            // the end of the first read.
+            3 => skill(&root, &relative, &long_front_matter(index)),
+            4 => late_heading(&root, &relative, index),
+            5 => skill(
+                &root,
+                &relative,
+                &format!(
+                    "name: s{index:03}\ndescription: {}",
+                    "word ".repeat(skill_file::HEAD_BYTES / 5 + index)
+                ),
+            ),
             _ => named(&root, &relative, &format!("s{index:03}")),
         };
     }
@@ -572,6 +638,12 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
     }
     // 30 `broken`, 30 heading-named `Body` and 30 `Dup-*` (three names) shadow each other.
     assert_eq!(serial.skills.len(), 300 - 29 - 29 - 27);
+    // Every skill is what parsing its whole file gives.
+    for skill in &serial.skills {
+        let whole =
+            crate::frontmatter::parse(&skill.path, &fs::read_to_string(&skill.path).unwrap());
+        assert_eq!(skill.front_matter, whole.fields, "{}", skill.path.display());
+    }
     assert!(codes(&serial).contains(&"shadowed"));
 }
 

@@ -13,13 +13,12 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::SyncSender;
 
 use cap_std::fs::{Dir, FileType};
 
 use super::cache::{FileState, Stamp};
-use super::parse::{self, Job, Parsed};
-use super::skill_file::OpenFile;
+use super::parse::{self, Job, Jobs, Parsed};
+use super::skill_file;
 use super::{Limits, Root, RootRecord, SymlinkPolicy};
 use crate::boundary::open::{self, Anchor, AnchorFailure, FileId, Opened};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
@@ -62,6 +61,8 @@ struct Slot {
     source: Source,
     /// How many diagnostics the walk had met before this skill.
     diagnostics_before: usize,
+    /// The skill file's identity, to read it again if its beginning was not enough.
+    file_id: FileId,
 }
 
 /// Walks roots one after another, remembering files and directories already seen.
@@ -70,7 +71,7 @@ pub(super) struct Walker<'o> {
     limits: Limits,
     slots: Vec<Slot>,
     /// Where skill files go to be parsed; `None` parses them inline.
-    jobs: Option<SyncSender<Job>>,
+    jobs: Option<Jobs>,
     /// Results parsed inline, by slot.
     parsed: Vec<(usize, Parsed)>,
     roots: Vec<RootRecord>,
@@ -145,7 +146,7 @@ impl<'o> Walker<'o> {
         symlinks: SymlinkPolicy,
         limits: Limits,
         record: bool,
-        jobs: Option<SyncSender<Job>>,
+        jobs: Option<Jobs>,
         observer: Option<Observer<'o>>,
         inspect: bool,
     ) -> Self {
@@ -166,9 +167,20 @@ impl<'o> Walker<'o> {
         }
     }
 
-    /// Stops handing files to workers, so that they finish once the queue is empty.
+    /// Hands the last files to the workers and stops, so that they finish once the queue is
+    /// empty.
     pub(super) fn stop_sending(&mut self) {
-        self.jobs = None;
+        if let Some(mut jobs) = self.jobs.take() {
+            let returned = jobs.flush();
+            self.parse_inline(returned);
+        }
+    }
+
+    /// Parses on this thread files the workers could not take.
+    fn parse_inline(&mut self, jobs: Vec<Job>) {
+        for job in jobs {
+            self.parsed.push((job.slot, parse::parse(&job)));
+        }
     }
 
     /// Puts the parse results back in walk order: each skill, with its diagnostics, where the
@@ -180,20 +192,26 @@ impl<'o> Walker<'o> {
                 *place = Some(parsed);
             }
         }
+        let roots = std::mem::take(&mut self.roots);
         let mut walk_diagnostics = std::mem::take(&mut self.diagnostics).into_iter();
         let mut diagnostics = Vec::with_capacity(walk_diagnostics.len());
         let mut skills = Vec::with_capacity(self.slots.len());
         let mut inspected = Vec::new();
         let mut taken = 0;
-        for (slot, parsed) in self.slots.into_iter().zip(by_slot) {
+        let slots = std::mem::take(&mut self.slots);
+        for (slot, parsed) in slots.into_iter().zip(by_slot) {
             diagnostics.extend(
                 walk_diagnostics
                     .by_ref()
                     .take(slot.diagnostics_before - taken),
             );
             taken = slot.diagnostics_before;
+            let parsed = match parsed {
+                Some(Parsed::NeedsMore) => Some(self.read_again(&roots, &slot)),
+                other => other,
+            };
             match parsed {
-                Some(Ok((mut document, findings, text))) => {
+                Some(Parsed::Read(mut document, findings, text)) => {
                     if let Some(text) = text {
                         inspected.push(Inspected {
                             path: slot.path.clone(),
@@ -212,17 +230,56 @@ impl<'o> Walker<'o> {
                         &mut diagnostics,
                     ));
                 }
-                Some(Err(error)) => diagnostics.push(unreadable(&slot.path, &error)),
-                None => {}
+                Some(Parsed::Failed(error)) => diagnostics.push(unreadable(&slot.path, &error)),
+                Some(Parsed::NeedsMore) | None => {}
             }
         }
         diagnostics.extend(walk_diagnostics);
         Walked {
             skills,
             inspected,
-            roots: self.roots,
+            roots,
             diagnostics,
             stamps: self.stamps.unwrap_or_default(),
+        }
+    }
+
+    /// Reads all of a skill file whose beginning was not enough, reaching it again beneath its
+    /// root by handles and checking that the folder and the file are the ones the walk met.
+    fn read_again(&self, roots: &[RootRecord], slot: &Slot) -> Parsed {
+        let opened = match &slot.place.file {
+            SkillFile::Linked { target, .. } => open::open_followed_file(target),
+            SkillFile::Named(name) => {
+                roots
+                    .get(slot.place.root)
+                    .ok_or_else(changed)
+                    .and_then(|root| {
+                        let directory =
+                            open::open_anchored(&root.anchor).map_err(|failure| match failure {
+                                AnchorFailure::Io { source, .. } => source,
+                                _ => changed(),
+                            })?;
+                        same(&directory.dir_metadata()?, root.id)?;
+                        let folder = open::open_dir_path(&directory, &slot.place.relative)?;
+                        same(&folder.dir_metadata()?, slot.place.id)?;
+                        open::open_file_nofollow(&folder, name.as_ref())
+                    })
+            }
+        };
+        let head = opened.and_then(|mut opened| {
+            same(&opened.metadata, slot.file_id)?;
+            let len = opened.metadata.len();
+            skill_file::read_head(&mut opened.file, len, self.limits.max_file_bytes, true)
+        });
+        match head {
+            Ok(head) => parse::parse(&Job {
+                slot: 0,
+                head,
+                path: slot.path.clone(),
+                max_bytes: self.limits.max_file_bytes,
+                inspect: self.inspect,
+            }),
+            Err(error) => Parsed::Failed(error),
         }
     }
 
@@ -638,7 +695,8 @@ impl<'o> Walker<'o> {
 
     fn add_skill(&mut self, found: Found, folder: &Folder, directory_id: FileId) {
         let Found { opened, path, file } = found;
-        if !self.seen_files.insert(FileId::of(&opened.metadata)) {
+        let file_id = FileId::of(&opened.metadata);
+        if !self.seen_files.insert(file_id) {
             return;
         }
         let slot = self.slots.len();
@@ -653,26 +711,36 @@ impl<'o> Walker<'o> {
             },
             source: folder.source,
             diagnostics_before: self.diagnostics.len(),
+            file_id,
         });
-        let max_bytes = self.limits.max_file_bytes;
+        // Read the beginning here and close the file: no descriptor waits for a worker.
+        let mut file = opened.file;
+        let head = skill_file::read_head(
+            &mut file,
+            opened.metadata.len(),
+            self.limits.max_file_bytes,
+            self.inspect,
+        );
+        drop(file);
+        let head = match head {
+            Ok(head) => head,
+            Err(error) => {
+                self.parsed.push((slot, Parsed::Failed(error)));
+                return;
+            }
+        };
         let job = Job {
             slot,
-            opened: OpenFile {
-                len: opened.metadata.len(),
-                file: opened.file,
-            },
+            head,
             path,
-            max_bytes,
+            max_bytes: self.limits.max_file_bytes,
             inspect: self.inspect,
         };
-        let job = match &self.jobs {
-            Some(jobs) => match jobs.send(job) {
-                Ok(()) => return,
-                Err(returned) => returned.0,
-            },
-            None => job,
+        let returned = match &mut self.jobs {
+            Some(jobs) => jobs.push(job),
+            None => vec![job],
         };
-        self.parsed.push((slot, parse::parse(job)));
+        self.parse_inline(returned);
     }
 
     /// A symlink in a collection: its target directory under `Follow`, else nothing (reported).
@@ -755,6 +823,20 @@ impl<'o> Walker<'o> {
 
     fn unreadable(&mut self, path: &Path, error: &io::Error) {
         self.diagnostics.push(unreadable(path, error));
+    }
+}
+
+/// The error for a skill file that is no longer the one the walk met.
+fn changed() -> io::Error {
+    io::Error::other("it was replaced or removed while discovery read it; discover again")
+}
+
+/// Checks that `metadata` describes the object `expected`.
+fn same(metadata: &impl cap_fs_ext::MetadataExt, expected: FileId) -> io::Result<()> {
+    if FileId::of(metadata) == expected {
+        Ok(())
+    } else {
+        Err(changed())
     }
 }
 

@@ -88,13 +88,16 @@ impl<'a> FrontMatterText<'a> {
             .map(|(_, _, key_line)| *key_line)
     }
 
-    /// The line for `key` directly below the top-level `parent`.
-    pub(super) fn nested_key(&self, parent: &str, key: &str) -> Option<KeyLine<'a>> {
-        let parent_index = self
+    /// The `key: value` lines directly below the top-level `parent`, in order.
+    pub(super) fn nested_keys(&self, parent: &str) -> Vec<(&'a str, KeyLine<'a>)> {
+        let Some(parent_index) = self
             .top_level
             .iter()
             .rfind(|(_, found, _)| *found == parent)
-            .map(|(index, _, _)| *index)?;
+            .map(|(index, _, _)| *index)
+        else {
+            return Vec::new();
+        };
         let children = self.lines[parent_index + 1..]
             .iter()
             .enumerate()
@@ -102,18 +105,17 @@ impl<'a> FrontMatterText<'a> {
             .take_while(|(_, line)| line.trim().is_empty() || indentation(line) > 0)
             .filter(|(_, line)| !line.trim().is_empty());
         let mut child_indentation = None;
+        let mut found = Vec::new();
         for (index, line) in children {
             let indent = *child_indentation.get_or_insert(indentation(line));
             if indentation(line) != indent {
                 continue;
             }
-            if let Some((found, key_line)) = self.key_line(index, line, indent)
-                && found == key
-            {
-                return Some(key_line);
+            if let Some(key_line) = self.key_line(index, line, indent) {
+                found.push(key_line);
             }
         }
-        None
+        found
     }
 
     /// The first `wanted` character of the front matter.

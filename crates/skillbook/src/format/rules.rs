@@ -3,6 +3,7 @@
 //! Every rule yields a [`Diagnostic`] with its own code, a position when it has one, and a
 //! hint. Severities are set afterwards, by mode, in one place ([`super::grade`]).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -473,22 +474,27 @@ fn check_metadata(
             return;
         }
     };
+    // The first line of each key below `metadata:`, found in one pass.
+    let mut nested: HashMap<&str, KeyLine<'_>> = HashMap::new();
+    for (key, line) in text.nested_keys("metadata") {
+        nested.entry(key).or_insert(line);
+    }
     for (key, value) in entries {
-        check_metadata_value(findings, text, key, value);
+        let nested = nested.get(key.as_str()).copied();
+        check_metadata_value(findings, nested.or(key_line), nested, key, value);
     }
 }
 
+/// Checks one metadata value; `key_line` is its line (or the `metadata:` line), `nested` its
+/// own line only.
 fn check_metadata_value(
     findings: &mut Findings<'_>,
-    text: &FrontMatterText<'_>,
+    key_line: Option<KeyLine<'_>>,
+    nested: Option<KeyLine<'_>>,
     key: &str,
     value: &Value,
 ) {
-    let key_line = text
-        .nested_key("metadata", key)
-        .or_else(|| text.key("metadata"));
     let label = format!("metadata.{key}");
-    let nested = text.nested_key("metadata", key);
     match field_at(Some(value), nested) {
         Field::Text(_) | Field::Absent => {}
         Field::Empty => {

@@ -148,11 +148,10 @@ fn scalar(value: &str, as_text: bool) -> Option<Value> {
 /// Words some YAML schema reads as null, a boolean or a float.
 fn typed_word(word: &str) -> bool {
     [
-        "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", "inf", "nan",
-        "infinity",
+        "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", "inf", "nan", "infinity",
     ]
-        .iter()
-        .any(|typed| word.eq_ignore_ascii_case(typed))
+    .iter()
+    .any(|typed| word.eq_ignore_ascii_case(typed))
 }
 
 /// Printable text with no tab, no line break of any kind, no byte-order mark and no
@@ -165,7 +164,10 @@ fn printable(text: &str) -> bool {
             !(c <= '\u{a0}'
                 || c.is_whitespace()
                 || c.is_control()
-                || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}' | '\u{2028}' | '\u{2029}'))
+                || matches!(
+                    c,
+                    '\u{feff}' | '\u{fffe}' | '\u{ffff}' | '\u{2028}' | '\u{2029}'
+                ))
         }
     })
 }

@@ -357,7 +357,13 @@ fn only_true_or_the_string_true_makes_a_skill_manual_only() {
 /// common shape.
 fn front_matter(raw: &str, simple_first: bool) -> SkillDocument {
     let mut document = SkillDocument::default();
-    yaml::read_front_matter_with(Path::new("/s/x/SKILL.md"), raw, 2, &mut document, simple_first);
+    yaml::read_front_matter_with(
+        Path::new("/s/x/SKILL.md"),
+        raw,
+        2,
+        &mut document,
+        simple_first,
+    );
     document
 }
 
@@ -373,7 +379,10 @@ fn the_common_shape_is_read_without_the_yaml_parser_and_as_the_parser_reads_it()
         "license:\nname: pdf\n",
         "metadata:\n  # only a comment\nname: x\n",
     ] {
-        assert!(simple::parse(raw).is_some(), "not the common shape: {raw:?}");
+        assert!(
+            simple::parse(raw).is_some(),
+            "not the common shape: {raw:?}"
+        );
         assert_eq!(front_matter(raw, true), front_matter(raw, false), "{raw:?}");
     }
     for raw in [
@@ -396,7 +405,10 @@ fn the_common_shape_is_read_without_the_yaml_parser_and_as_the_parser_reads_it()
         "enabled: yes\n",
         "ratio: .inf\n",
     ] {
-        assert!(simple::parse(raw).is_none(), "read as the common shape: {raw:?}");
+        assert!(
+            simple::parse(raw).is_none(),
+            "read as the common shape: {raw:?}"
+        );
     }
 }
 
