@@ -1,4 +1,5 @@
-//! Discovery, catalog and read benchmarks on generated trees of 1,000 and 10,000 skills.
+//! Discovery, catalog and read benchmarks on generated trees of 1,000 and 10,000 skills (cold
+//! discovery also on each tree shape: small files, large files, deep and narrow).
 //!
 //! `cargo bench -p skillbook --bench discovery`. Each benchmark counts skills, so divan prints
 //! skills per second. The trees are generated once per process (deterministic seed) and their
@@ -32,21 +33,37 @@ use skillbook::{
 
 const SIZES: [usize; 2] = [1_000, 10_000];
 
+/// Cold discovery on every tree shape: `shape/skills`.
+const SHAPES: [&str; 6] = [
+    "small/1000",
+    "small/10000",
+    "large/1000",
+    "large/10000",
+    "deep/1000",
+    "deep/10000",
+];
+
 fn main() {
     divan::main();
 }
 
-/// The generated workspace for `skills` skills: `<workspace>/.agents/skills/...`.
+/// The generated workspace for `skills` skills in the large shape: `<workspace>/.agents/skills/...`.
 fn workspace(skills: usize) -> PathBuf {
-    static TREES: OnceLock<Mutex<HashMap<usize, tempfile::TempDir>>> = OnceLock::new();
+    shaped_workspace(tree::Shape::Large, skills)
+}
+
+/// The generated workspace for `skills` skills of `shape`.
+fn shaped_workspace(shape: tree::Shape, skills: usize) -> PathBuf {
+    type Trees = HashMap<(&'static str, usize), tempfile::TempDir>;
+    static TREES: OnceLock<Mutex<Trees>> = OnceLock::new();
     let trees = TREES.get_or_init(|| Mutex::new(HashMap::new()));
     let mut trees = trees
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let directory = trees.entry(skills).or_insert_with(|| {
+    let directory = trees.entry((shape.name(), skills)).or_insert_with(|| {
         let directory = tempfile::tempdir().expect("a temporary directory");
         let root = directory.path().join(".agents/skills");
-        tree::generate(&root, skills, 1).expect("the benchmark tree");
+        tree::generate_shape(&root, skills, 1, shape).expect("the benchmark tree");
         age(directory.path());
         directory
     });
@@ -75,6 +92,19 @@ fn discovery(skills: usize) -> Discovery {
 #[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
 fn cold_discovery(bencher: Bencher, skills: usize) {
     let discovery = discovery(skills);
+    bencher
+        .counter(ItemsCount::new(skills))
+        .bench(|| discovery.discover());
+}
+
+/// Cold discovery (no in-process cache, page cache warm) on each tree shape.
+#[divan::bench(args = SHAPES, sample_count = 10, sample_size = 1)]
+fn cold_discovery_by_shape(bencher: Bencher, case: &str) {
+    let (shape, skills) = case.split_once('/').expect("shape/skills");
+    let shape = tree::Shape::named(shape).expect("a known shape");
+    let skills: usize = skills.parse().expect("a number of skills");
+    let mut discovery = Discovery::new(shaped_workspace(shape, skills));
+    discovery.home(Home::Off);
     bencher
         .counter(ItemsCount::new(skills))
         .bench(|| discovery.discover());

@@ -229,26 +229,38 @@ fn a_reader_keeps_serving_the_root_it_verified_while_the_path_is_swapped() {
 #[test]
 fn discovery_never_lists_an_outside_skill_while_folders_are_swapped() {
     let tree = Tree::new();
+    // A skill before `pdf`, so `pdf` is met right after a skill (where discovery takes a plain
+    // skill folder in one step).
+    tree.write(
+        "ws/.agents/skills/aaa/SKILL.md",
+        "---\nname: aaa\ndescription: First.\n---\n",
+    );
     let mut discovery = Discovery::new(tree.workspace());
     discovery.home(Home::Off);
     let mut seen = [0_usize; 2];
+    let mut tally = Tally::default();
     for target in [tree.root().join("pdf"), tree.root()] {
         let swapper = tree.swap(&target);
-        for _ in 0..READS / 3 {
+        for number in 0..READS / 3 {
             let found = discovery.discover();
             for skill in &found.skills {
                 assert!(!skill.description.contains(MARKER), "{skill:?}");
                 assert!(!skill.name.contains(MARKER), "{skill:?}");
                 assert!(skill.path.starts_with(tree.root()), "{skill:?}");
             }
-            if found.skills.is_empty() {
-                seen[0] += 1;
-            } else {
+            if found.skills.iter().any(|skill| skill.name == "pdf") {
                 seen[1] += 1;
+                // A reader built from this discovery serves the folder it found, or refuses.
+                let reader = SkillReader::new(&found);
+                let call = guide_call(&tree, number);
+                tally.record(&reader.call_json(&call.arguments).to_string());
+            } else {
+                seen[0] += 1;
             }
         }
         swapper.finish();
         fs::remove_file(target.with_file_name(".swap")).unwrap();
     }
     assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
+    assert!(tally.served > 0, "{tally:?}");
 }

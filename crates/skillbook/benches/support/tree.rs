@@ -110,7 +110,7 @@ pub enum Shape {
 
 impl Shape {
     /// Every shape, in the order benchmarks report them.
-    pub const ALL: [Shape; 3] = [Shape::Small, Shape::Large, Shape::Deep];
+    const ALL: [Shape; 3] = [Shape::Small, Shape::Large, Shape::Deep];
 
     /// The shape's name on a command line.
     pub fn name(self) -> &'static str {

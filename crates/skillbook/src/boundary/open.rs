@@ -187,6 +187,107 @@ pub(crate) fn open_dir_beneath(parent: &Dir, name: &OsStr) -> io::Result<Dir> {
     parent.open_dir_nofollow(name)
 }
 
+/// Opens the directory `name` beneath `parent` for listing, refusing a symbolic link. On Linux
+/// the handle can be listed directly ([`list_entries`] needs no second open); where that open is
+/// refused (no read permission, or no `openat2`) this is [`open_dir_beneath`].
+pub(crate) fn open_dir_for_listing(parent: &Dir, name: &OsStr) -> io::Result<Dir> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let resolve =
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        if let Ok(descriptor) = rustix::fs::openat2(parent, name, flags, Mode::empty(), resolve) {
+            return Ok(Dir::from_std_file(fs::File::from(descriptor)));
+        }
+    }
+    open_dir_beneath(parent, name)
+}
+
+/// What a directory entry is, as far as discovery cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EntryKind {
+    Directory,
+    Link,
+    Other,
+}
+
+/// A directory's entries, and the error of each entry that could not be read.
+pub(crate) type Listing = (Vec<(OsString, EntryKind)>, Vec<io::Error>);
+
+/// The entries of a directory (without `.` and `..`), unsorted, with the error of each entry
+/// that could not be read.
+pub(crate) fn list_entries(directory: &Dir) -> io::Result<Listing> {
+    #[cfg(target_os = "linux")]
+    if let Some(listed) = list_raw(directory) {
+        return listed;
+    }
+    let mut entries = Vec::new();
+    let mut errors = Vec::new();
+    for entry in directory.entries()? {
+        match entry.and_then(|entry| Ok((entry.file_name(), entry.file_type()?))) {
+            Ok((name, file_type)) => entries.push((name, kind_of(file_type))),
+            Err(error) => errors.push(error),
+        }
+    }
+    Ok((entries, errors))
+}
+
+fn kind_of(file_type: cap_std::fs::FileType) -> EntryKind {
+    if file_type.is_dir() {
+        EntryKind::Directory
+    } else if file_type.is_symlink() {
+        EntryKind::Link
+    } else {
+        EntryKind::Other
+    }
+}
+
+/// Lists a directory handle opened for reading with `getdents64` on the handle itself; `None`
+/// for a handle that cannot be read that way (opened as a path only).
+#[cfg(target_os = "linux")]
+fn list_raw(directory: &Dir) -> Option<io::Result<Listing>> {
+    use std::mem::MaybeUninit;
+    use std::os::unix::ffi::OsStrExt;
+
+    use rustix::fs::{FileType, RawDir};
+    use rustix::io::Errno;
+
+    let mut buffer = vec![MaybeUninit::<u8>::uninit(); 32 * 1024];
+    let mut listing = RawDir::new(directory, &mut buffer);
+    let mut entries = Vec::new();
+    let mut errors = Vec::new();
+    let mut first = true;
+    while let Some(entry) = listing.next() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(Errno::BADF) if first => return None,
+            Err(errno) => return Some(Err(errno.into())),
+        };
+        first = false;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let name = OsStr::from_bytes(name).to_os_string();
+        let kind = match entry.file_type() {
+            FileType::Directory => EntryKind::Directory,
+            FileType::Symlink => EntryKind::Link,
+            FileType::Unknown => match directory.symlink_metadata(&name) {
+                Ok(metadata) => kind_of(metadata.file_type()),
+                Err(error) => {
+                    errors.push(error);
+                    continue;
+                }
+            },
+            _ => EntryKind::Other,
+        };
+        entries.push((name, kind));
+    }
+    Some(Ok((entries, errors)))
+}
+
 /// Opens the directory at `relative` beneath `root`, one component at a time, refusing every
 /// symbolic link on the way. An empty `relative` gives a second handle on `root` itself.
 pub(crate) fn open_dir_path(root: &Dir, relative: &Path) -> io::Result<Dir> {
@@ -228,6 +329,49 @@ pub(crate) fn open_file_nofollow(directory: &Dir, name: &OsStr) -> io::Result<Op
     let mut options = OpenOptions::new();
     options.read(true).follow(FollowSymlinks::No).nonblock(true);
     Opened::new(directory.open_with(name, &options)?)
+}
+
+/// Opens the file `name` inside the folder `folder` beneath `parent` in one step, refusing a
+/// symbolic link at either and without blocking, where the platform has such an open (Linux's
+/// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`). `Ok(None)` where it has not: the
+/// caller then opens the folder, then the file.
+pub(crate) fn open_file_in_child(
+    parent: &Dir,
+    folder: &OsStr,
+    name: &str,
+) -> io::Result<Option<Opened>> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::sync::atomic::{AtomicBool, Ordering};
+
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        use rustix::io::Errno;
+
+        /// Set once the kernel has said it has no `openat2` (before 5.6, or filtered).
+        static UNAVAILABLE: AtomicBool = AtomicBool::new(false);
+        if UNAVAILABLE.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let mut path = folder.to_os_string();
+        path.push("/");
+        path.push(name);
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let resolve =
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(parent, &path, flags, Mode::empty(), resolve) {
+            Ok(descriptor) => Opened::new(File::from_std(fs::File::from(descriptor))).map(Some),
+            Err(Errno::NOSYS | Errno::PERM) => {
+                UNAVAILABLE.store(true, Ordering::Relaxed);
+                Ok(None)
+            }
+            Err(errno) => Err(errno.into()),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (parent, folder, name);
+        Ok(None)
+    }
 }
 
 /// Opens a file by its absolute path, following links, without blocking: only for the target of

@@ -29,6 +29,10 @@ const QUEUED_BATCHES: usize = 2;
 const MAX_WORKERS: usize = 4;
 
 /// What became of one skill file.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "nearly every file is read; boxing would add an allocation to each"
+)]
 pub(super) enum Parsed {
     /// The document, the format findings about it, and (when inspecting) its text.
     Read(SkillDocument, Vec<Diagnostic>, Option<String>),

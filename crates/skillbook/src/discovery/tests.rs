@@ -523,6 +523,59 @@ mod unix {
         assert_eq!(found.diagnostics[0].path, fifo);
     }
 
+    /// Folders next to a skill are taken as skills in one step when they plainly are; every
+    /// other kind of folder there still meets the full rules.
+    #[test]
+    fn folders_after_a_skill_meet_the_same_rules() {
+        let workspace = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        named(outside.path(), "target", "outside");
+        let root = workspace.path().join(".agents/skills");
+        for name in ["a", "c", "e", "g", "i", "k"] {
+            named(&root, name, name);
+        }
+        fs::create_dir_all(root.join("b")).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(root.join("b/SKILL.md"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        fs::create_dir_all(root.join("d")).unwrap();
+        symlink(
+            outside.path().join("target/SKILL.md"),
+            root.join("d/SKILL.md"),
+        )
+        .unwrap();
+        fs::create_dir_all(root.join("f")).unwrap();
+        fs::write(
+            root.join("f/skill.md"),
+            "---\nname: f\ndescription: lower\n---\n",
+        )
+        .unwrap();
+        fs::create_dir_all(root.join("h/SKILL.md")).unwrap();
+        symlink(outside.path().join("target"), root.join("j")).unwrap();
+        let found = discover(workspace.path());
+        assert_eq!(names(&found), ["a", "c", "e", "f", "g", "i", "k"]);
+        let located: Vec<(&str, PathBuf)> = found
+            .diagnostics
+            .iter()
+            .map(|diagnostic| {
+                let path = diagnostic.path.strip_prefix(&root).unwrap().to_path_buf();
+                (diagnostic.code.as_str(), path)
+            })
+            .collect();
+        assert_eq!(
+            located,
+            [
+                // Links among a folder's entries are reported when it is listed.
+                ("symlink_skipped", PathBuf::from("j")),
+                ("not_regular_file", PathBuf::from("b/SKILL.md")),
+                ("symlink_skipped", PathBuf::from("d/SKILL.md")),
+                ("not_regular_file", PathBuf::from("h/SKILL.md")),
+            ]
+        );
+    }
+
     #[test]
     fn a_socket_named_skill_md_is_refused() {
         let workspace = workspace();
@@ -543,6 +596,15 @@ mod unix {
         assert!(found.skills.is_empty());
         assert_eq!(codes(&found), ["not_regular_file"]);
     }
+}
+
+/// What parsing the whole file gives.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the test reads its own fixture, to compare"
+)]
+fn whole_document(path: &Path) -> crate::frontmatter::SkillDocument {
+    crate::frontmatter::parse(path, &fs::read_to_string(path).unwrap())
 }
 
 /// A front matter longer than discovery's first read.
@@ -587,7 +649,7 @@ fn skill_files_longer_than_the_first_read_are_read_as_far_as_needed() {
                 .unwrap()
         };
         assert_eq!(by_path(&late).description, "Found past the first read.");
-        let whole = crate::frontmatter::parse(&long, &fs::read_to_string(&long).unwrap());
+        let whole = whole_document(&long);
         assert_eq!(by_path(&long).front_matter, whole.fields);
         assert_eq!(
             by_path(&long).front_matter["metadata"]
@@ -640,8 +702,7 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
     assert_eq!(serial.skills.len(), 300 - 29 - 29 - 27);
     // Every skill is what parsing its whole file gives.
     for skill in &serial.skills {
-        let whole =
-            crate::frontmatter::parse(&skill.path, &fs::read_to_string(&skill.path).unwrap());
+        let whole = whole_document(&skill.path);
         assert_eq!(skill.front_matter, whole.fields, "{}", skill.path.display());
     }
     assert!(codes(&serial).contains(&"shadowed"));

@@ -8,19 +8,19 @@
 //! once are one per level of the directory being searched, whatever the number of skills.
 
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cap_std::fs::{Dir, FileType};
+use cap_std::fs::Dir;
 
 use super::cache::{FileState, Stamp};
 use super::parse::{self, Job, Jobs, Parsed};
 use super::skill_file;
 use super::{Limits, Root, RootRecord, SymlinkPolicy};
-use crate::boundary::open::{self, Anchor, AnchorFailure, FileId, Opened};
+use crate::boundary::open::{self, Anchor, AnchorFailure, EntryKind, FileId, Opened};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::skill::{Place, Skill, SkillFile, Source};
 
@@ -86,6 +86,8 @@ pub(super) struct Walker<'o> {
     observer: Option<Observer<'o>>,
     /// Read each skill file whole and keep it, for a checker.
     inspect: bool,
+    /// The directory searched last was a skill: its sibling, next, likely is one too.
+    after_skill: bool,
 }
 
 /// How a directory waiting to be searched is opened.
@@ -164,6 +166,7 @@ impl<'o> Walker<'o> {
             seen_files: HashSet::new(),
             seen_directories: HashSet::new(),
             observer,
+            after_skill: false,
         }
     }
 
@@ -401,6 +404,13 @@ impl<'o> Walker<'o> {
                 self.directory_limit(&root_path);
                 break;
             }
+            let skills_before = self.slots.len();
+            if self.after_skill
+                && let Handle::Beneath(parent, name) = &pending.handle
+                && self.leaf(parent, name, &pending.folder)
+            {
+                continue;
+            }
             let Some((directory, folder)) = self.open_pending(pending) else {
                 continue;
             };
@@ -409,6 +419,7 @@ impl<'o> Walker<'o> {
                     .into_iter()
                     .rev(),
             );
+            self.after_skill = self.slots.len() > skills_before;
         }
         if let Some(first) = bounds.first_too_deep {
             self.diagnostics.push(Diagnostic::warning(
@@ -438,12 +449,45 @@ impl<'o> Walker<'o> {
         ));
     }
 
+    /// Takes the directory `name` beneath `parent` as a skill in one step when it plainly is one:
+    /// a real directory holding a regular `SKILL.md`, both reached without a link. Returns
+    /// `false`, having changed nothing, for anything else (a collection, a link, a lower-case
+    /// `skill.md`, a folder that vanished), which the full search then handles and reports.
+    /// Not used while a watcher observes the walk (it is told of every folder exactly once).
+    fn leaf(&mut self, parent: &Dir, name: &OsStr, folder: &Folder) -> bool {
+        if self.observer.is_some() {
+            return false;
+        }
+        // The folder's identity first: a folder swapped after this is refused by readers.
+        let id = match parent.symlink_metadata(name) {
+            Ok(metadata) if metadata.is_dir() => FileId::of(&metadata),
+            _ => return false,
+        };
+        let name_of_file = SKILL_FILE_NAMES[0];
+        let opened = match open::open_file_in_child(parent, name, name_of_file) {
+            Ok(Some(opened)) if opened.metadata.is_file() => opened,
+            _ => return false,
+        };
+        if self.symlinks == SymlinkPolicy::Follow && !self.seen_directories.insert(id) {
+            return true;
+        }
+        let path = folder.path.join(name_of_file);
+        self.stamp(&path, false, Some(FileState::of_cap(&opened.metadata)));
+        let found = Found {
+            opened,
+            path,
+            file: SkillFile::Named(name_of_file),
+        };
+        self.add_skill(found, folder, id);
+        true
+    }
+
     /// Opens a waiting directory; `None` when it is gone, unreadable or (reported) a link.
     fn open_pending(&mut self, pending: Pending) -> Option<(Dir, Folder)> {
         let Pending { handle, mut folder } = pending;
         let directory = match handle {
             Handle::Open(directory) => directory,
-            Handle::Beneath(parent, name) => match open::open_dir_beneath(&parent, &name) {
+            Handle::Beneath(parent, name) => match open::open_dir_for_listing(&parent, &name) {
                 Ok(directory) => directory,
                 Err(error) => {
                     self.vanished_directory(&parent, &name, &folder.path, &error);
@@ -523,51 +567,76 @@ impl<'o> Walker<'o> {
         }
         // Taken before the search, so a change during it is seen by the next check.
         let before = metadata.as_ref().map(FileState::of_cap);
-        match self.find_skill_file(&directory, &folder.path) {
-            SkillFileSearch::Found(found) => {
-                let id = match &metadata {
-                    Some(metadata) => FileId::of(metadata),
-                    None => match directory.dir_metadata() {
-                        Ok(metadata) => FileId::of(&metadata),
-                        Err(error) => {
-                            self.unreadable(&folder.path, &error);
-                            return Vec::new();
-                        }
-                    },
-                };
-                self.add_skill(*found, folder, id);
+        // Listed first: a folder with nothing named like a skill file is a collection, found so
+        // without looking the names up.
+        let listed = open::list_entries(&directory);
+        let may_be_skill = listed.as_ref().map_or(true, |(entries, _)| {
+            entries.iter().any(|(name, _)| {
+                SKILL_FILE_NAMES.iter().any(|skill_file| {
+                    name.as_encoded_bytes()
+                        .eq_ignore_ascii_case(skill_file.as_bytes())
+                })
+            })
+        });
+        if may_be_skill {
+            match self.find_skill_file(&directory, &folder.path) {
+                SkillFileSearch::Found(found) => {
+                    let id = match &metadata {
+                        Some(metadata) => FileId::of(metadata),
+                        None => match directory.dir_metadata() {
+                            Ok(metadata) => FileId::of(&metadata),
+                            Err(error) => {
+                                self.unreadable(&folder.path, &error);
+                                return Vec::new();
+                            }
+                        },
+                    };
+                    self.add_skill(*found, folder, id);
+                    return Vec::new();
+                }
+                SkillFileSearch::Unreadable => return Vec::new(),
+                SkillFileSearch::None => {}
+            }
+        }
+        let (entries, errors) = match listed {
+            Ok(listed) => listed,
+            Err(error) => {
+                self.unreadable(&folder.path, &error);
                 return Vec::new();
             }
-            SkillFileSearch::Unreadable => return Vec::new(),
-            SkillFileSearch::None => {}
+        };
+        for error in errors {
+            self.unreadable(&folder.path, &error);
         }
-        let children = self.children(directory, folder, bounds);
+        let children = self.children(directory, entries, folder, bounds);
         // A skill directory's listing does not matter: its skill file is stamped.
         self.stamp(&folder.path, false, before);
         children
     }
 
     /// The subdirectories (and, under `Follow`, directory links) of a collection directory.
-    fn children(&mut self, directory: Dir, folder: &Folder, bounds: &mut Bounds) -> Vec<Pending> {
-        let Some(entries) = self.list(&directory, &folder.path) else {
-            return Vec::new();
-        };
+    fn children(
+        &mut self,
+        directory: Dir,
+        mut entries: Vec<(OsString, EntryKind)>,
+        folder: &Folder,
+        bounds: &mut Bounds,
+    ) -> Vec<Pending> {
+        entries.sort_unstable_by(|left, right| left.0.cmp(&right.0));
         let parent = Arc::new(directory);
         let mut children = Vec::new();
-        for (name, file_type) in entries {
+        for (name, kind) in entries {
             if open::is_never_served(&name) {
                 continue;
             }
             let path = folder.path.join(&name);
-            let (handle, path) = if file_type.is_dir() {
-                (Handle::Beneath(Arc::clone(&parent), name.clone()), path)
-            } else if file_type.is_symlink() {
-                match self.directory_link(&path) {
+            let (handle, path) = match kind {
+                EntryKind::Directory => (Handle::Beneath(Arc::clone(&parent), name.clone()), path),
+                EntryKind::Link => match self.directory_link(&path) {
                     Some(target) => (Handle::Followed { link: path }, target),
                     None => continue,
-                }
-            } else {
-                continue;
+                },
+                EntryKind::Other => continue,
             };
             if folder.depth + 1 > self.limits.max_depth {
                 bounds.too_deep += 1;
@@ -586,26 +655,6 @@ impl<'o> Walker<'o> {
             });
         }
         children
-    }
-
-    /// Lists a directory's entries sorted by name; `None` (reported) when it cannot be read.
-    fn list(&mut self, directory: &Dir, path: &Path) -> Option<Vec<(OsString, FileType)>> {
-        let reader = match directory.entries() {
-            Ok(reader) => reader,
-            Err(error) => {
-                self.unreadable(path, &error);
-                return None;
-            }
-        };
-        let mut entries = Vec::new();
-        for entry in reader {
-            match entry.and_then(|entry| Ok((entry.file_name(), entry.file_type()?))) {
-                Ok(entry) => entries.push(entry),
-                Err(error) => self.unreadable(path, &error),
-            }
-        }
-        entries.sort_unstable_by(|left, right| left.0.cmp(&right.0));
-        Some(entries)
     }
 
     /// Looks for `SKILL.md`, then `skill.md`, beneath the directory's handle, reporting
