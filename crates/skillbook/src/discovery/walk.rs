@@ -135,6 +135,14 @@ struct Found {
     file: SkillFile,
 }
 
+/// What [`Walker::leaf`] made of a folder.
+enum Leaf {
+    /// A skill, recorded (or a folder already searched).
+    Taken,
+    /// Left to the full search; `observed` when the observer was told of it already.
+    Not { observed: bool },
+}
+
 /// The result of looking for a skill file in one directory.
 enum SkillFileSearch {
     Found(Box<Found>),
@@ -405,17 +413,20 @@ impl<'o> Walker<'o> {
                 break;
             }
             let skills_before = self.slots.len();
+            let mut observed = false;
             if self.after_skill
                 && let Handle::Beneath(parent, name) = &pending.handle
-                && self.leaf(parent, name, &pending.folder)
             {
-                continue;
+                match self.leaf(parent, name, &pending.folder) {
+                    Leaf::Taken => continue,
+                    Leaf::Not { observed: told } => observed = told,
+                }
             }
             let Some((directory, folder)) = self.open_pending(pending) else {
                 continue;
             };
             stack.extend(
-                self.search(directory, &folder, &mut bounds)
+                self.search(directory, &folder, observed, &mut bounds)
                     .into_iter()
                     .rev(),
             );
@@ -450,26 +461,31 @@ impl<'o> Walker<'o> {
     }
 
     /// Takes the directory `name` beneath `parent` as a skill in one step when it plainly is one:
-    /// a real directory holding a regular `SKILL.md`, both reached without a link. Returns
-    /// `false`, having changed nothing, for anything else (a collection, a link, a lower-case
-    /// `skill.md`, a folder that vanished), which the full search then handles and reports.
-    /// Not used while a watcher observes the walk (it is told of every folder exactly once).
-    fn leaf(&mut self, parent: &Dir, name: &OsStr, folder: &Folder) -> bool {
-        if self.observer.is_some() {
-            return false;
-        }
+    /// a real directory holding a regular `SKILL.md`, both reached without a link. Anything else
+    /// (a collection, a link, a lower-case `skill.md`, a folder that vanished) is left, with
+    /// nothing recorded, to the full search, which handles and reports it; it is told whether
+    /// the observer has already been told of the folder.
+    fn leaf(&mut self, parent: &Dir, name: &OsStr, folder: &Folder) -> Leaf {
         // The folder's identity first: a folder swapped after this is refused by readers.
         let id = match parent.symlink_metadata(name) {
             Ok(metadata) if metadata.is_dir() => FileId::of(&metadata),
-            _ => return false,
+            _ => return Leaf::Not { observed: false },
+        };
+        // Watched before its skill file is opened, so no later change goes unseen.
+        let observed = match &mut self.observer {
+            Some(observer) => {
+                observer(&folder.path);
+                true
+            }
+            None => false,
         };
         let name_of_file = SKILL_FILE_NAMES[0];
         let opened = match open::open_file_in_child(parent, name, name_of_file) {
             Ok(Some(opened)) if opened.metadata.is_file() => opened,
-            _ => return false,
+            _ => return Leaf::Not { observed },
         };
         if self.symlinks == SymlinkPolicy::Follow && !self.seen_directories.insert(id) {
-            return true;
+            return Leaf::Taken;
         }
         let path = folder.path.join(name_of_file);
         self.stamp(&path, false, Some(FileState::of_cap(&opened.metadata)));
@@ -479,7 +495,7 @@ impl<'o> Walker<'o> {
             file: SkillFile::Named(name_of_file),
         };
         self.add_skill(found, folder, id);
-        true
+        Leaf::Taken
     }
 
     /// Opens a waiting directory; `None` when it is gone, unreadable or (reported) a link.
@@ -543,7 +559,13 @@ impl<'o> Walker<'o> {
 
     /// Searches one opened directory: records it when it is a skill, else returns its
     /// subdirectories to search.
-    fn search(&mut self, directory: Dir, folder: &Folder, bounds: &mut Bounds) -> Vec<Pending> {
+    fn search(
+        &mut self,
+        directory: Dir,
+        folder: &Folder,
+        observed: bool,
+        bounds: &mut Bounds,
+    ) -> Vec<Pending> {
         let needs_identity = self.symlinks == SymlinkPolicy::Follow || self.recording();
         let metadata = if needs_identity {
             match directory.dir_metadata() {
@@ -562,7 +584,7 @@ impl<'o> Walker<'o> {
         {
             return Vec::new();
         }
-        if let Some(observer) = &mut self.observer {
+        if !observed && let Some(observer) = &mut self.observer {
             observer(&folder.path);
         }
         // Taken before the search, so a change during it is seen by the next check.

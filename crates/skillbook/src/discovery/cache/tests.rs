@@ -118,6 +118,25 @@ fn a_skill_file_edited_in_place_with_the_same_size_is_seen() {
 }
 
 #[test]
+fn an_edit_to_a_skill_taken_in_one_step_is_seen() {
+    let fixture = Fixture::new();
+    // `b` comes right after the skill `a`, where discovery takes a plain skill in one step.
+    skill(&fixture.root(), "a", "A.");
+    skill(&fixture.root(), "b", "First.");
+    age(fixture.workspace.path());
+    fixture.discover();
+    skill(&fixture.root(), "b", "Second, longer.");
+    let found = fixture.discover();
+    assert_eq!(
+        Fixture::descriptions(&found),
+        [
+            ("a".into(), "A.".into()),
+            ("b".into(), "Second, longer.".into())
+        ]
+    );
+}
+
+#[test]
 fn a_deleted_skill_disappears() {
     let fixture = Fixture::new();
     skill(&fixture.root(), "a", "A.");
@@ -230,6 +249,25 @@ mod watching {
         skill(&fixture.root(), "team/b", "B.");
         let found = wait_until_seen(&cache, &fixture.discovery, 2);
         assert_eq!(*found, fixture.discovery.discover());
+    }
+
+    #[test]
+    fn an_edit_to_a_skill_taken_in_one_step_trips_its_folder_watch() {
+        let fixture = Fixture::new();
+        skill(&fixture.root(), "a", "A.");
+        skill(&fixture.root(), "b", "First.");
+        let cache = DiscoveryCache::watching();
+        cache.discover(&fixture.discovery);
+        skill(&fixture.root(), "b", "Second.");
+        for _ in 0..200 {
+            let found = cache.discover(&fixture.discovery);
+            if found.skills[1].description == "Second." {
+                assert_eq!(*found, fixture.discovery.discover());
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("the edit was never seen");
     }
 
     #[test]
