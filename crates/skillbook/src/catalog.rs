@@ -76,23 +76,21 @@ impl<'a> Catalog<'a> {
             return None;
         }
         entries.sort_unstable_by(|left, right| left.sort_key().cmp(&right.sort_key()));
-        // Every entry rendered into one text, with where each ends.
-        let mut rendered = String::with_capacity(entries.len() * 256);
-        let mut ends = Vec::with_capacity(entries.len());
-        for entry in &entries {
-            entry.render_into(&mut rendered);
-            ends.push(rendered.len());
-        }
         let introduction = INTRODUCTION.replace("{reader}", &self.reader);
         let closing = CLOSING.replace("{reader}", &self.reader);
-        let listed = self.fitting(&introduction, &rendered, &ends, &closing);
-        let listed_end = listed.checked_sub(1).map_or(0, |last| ends[last]);
-        let text = assemble(
-            &introduction,
-            &rendered[..listed_end],
-            ends.len() - listed,
-            &closing,
-        );
+        // Every entry rendered into the text itself, with where each ends; what the budget
+        // leaves out is cut off again.
+        let mut text = String::with_capacity(entries.len() * 256 + 1024);
+        push_opening(&mut text, &introduction);
+        let start = text.len();
+        let mut ends = Vec::with_capacity(entries.len());
+        for entry in &entries {
+            entry.render_into(&mut text);
+            ends.push(text.len());
+        }
+        let listed = self.fitting(&introduction, &text, start, &ends, &closing);
+        text.truncate(listed.checked_sub(1).map_or(start, |last| ends[last]));
+        push_closing(&mut text, ends.len() - listed, &closing);
         Some(RenderedCatalog {
             fingerprint: Fingerprint::of(&text),
             text,
@@ -101,18 +99,29 @@ impl<'a> Catalog<'a> {
         })
     }
 
-    /// How many leading entries fit the budget.
-    fn fitting(&self, introduction: &str, rendered: &str, ends: &[usize], closing: &str) -> usize {
+    /// How many leading entries fit the budget; the entries are `text[start..]`, each ending
+    /// at its position in `ends`.
+    fn fitting(
+        &self,
+        introduction: &str,
+        text: &str,
+        start: usize,
+        ends: &[usize],
+        closing: &str,
+    ) -> usize {
         let Some(budget) = self.budget else {
             return ends.len();
         };
-        let bare = assemble(introduction, "", 0, closing).chars().count();
+        let mut bare = String::new();
+        push_opening(&mut bare, introduction);
+        push_closing(&mut bare, 0, closing);
+        let bare = bare.chars().count();
         let frame = |left_out: usize| bare + left_out_note(left_out).chars().count();
         let mut used = 0;
-        let mut start = 0;
+        let mut from = start;
         for (index, &end) in ends.iter().enumerate() {
-            used += rendered[start..end].chars().count();
-            start = end;
+            used += text[from..end].chars().count();
+            from = end;
             if frame(ends.len() - index - 1) + used > budget {
                 return index;
             }
@@ -121,18 +130,18 @@ impl<'a> Catalog<'a> {
     }
 }
 
-/// Joins the parts of a catalog.
-fn assemble(introduction: &str, entries: &str, left_out: usize, closing: &str) -> String {
-    let size = introduction.len() + closing.len() + entries.len();
-    let mut text = String::with_capacity(size + 128);
+/// What comes before the entries.
+fn push_opening(text: &mut String, introduction: &str) {
     text.push_str(introduction.trim_end());
     text.push_str("\n\n<available_skills>\n");
-    text.push_str(entries);
+}
+
+/// What comes after the entries.
+fn push_closing(text: &mut String, left_out: usize, closing: &str) {
     text.push_str("</available_skills>\n");
     text.push_str(&left_out_note(left_out));
     text.push('\n');
     text.push_str(closing.trim_end());
-    text
 }
 
 /// The line saying how many skills the budget left out (empty when none).

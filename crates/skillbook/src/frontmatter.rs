@@ -204,7 +204,9 @@ impl<'p> Scanner<'p> {
 
     fn close_front_matter(&mut self) {
         let first_line = self.document.front_matter_line.unwrap_or(1);
-        let raw = std::mem::take(&mut self.front_matter);
+        let mut raw = std::mem::take(&mut self.front_matter);
+        // Kept with every skill: no room to spare from growing line by line.
+        raw.shrink_to_fit();
         yaml::read_front_matter(self.path, &raw, first_line, &mut self.document);
         self.document.raw_front_matter = Some(raw);
     }

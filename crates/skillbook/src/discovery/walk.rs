@@ -196,13 +196,11 @@ impl<'o> Walker<'o> {
 
     /// Puts the parse results back in walk order: each skill, with its diagnostics, where the
     /// walk met it.
-    pub(super) fn finish(mut self, results: Vec<(usize, Parsed)>) -> Walked {
-        let mut by_slot: Vec<Option<Parsed>> = (0..self.slots.len()).map(|_| None).collect();
-        for (slot, parsed) in results.into_iter().chain(std::mem::take(&mut self.parsed)) {
-            if let Some(place) = by_slot.get_mut(slot) {
-                *place = Some(parsed);
-            }
-        }
+    pub(super) fn finish(mut self, mut results: Vec<(usize, Parsed)>) -> Walked {
+        // In slot order, in place: every slot has at most one result.
+        results.append(&mut self.parsed);
+        results.sort_unstable_by_key(|(slot, _)| *slot);
+        let mut results = results.into_iter().peekable();
         let roots = std::mem::take(&mut self.roots);
         let mut walk_diagnostics = std::mem::take(&mut self.diagnostics).into_iter();
         let mut diagnostics = Vec::with_capacity(walk_diagnostics.len());
@@ -210,7 +208,10 @@ impl<'o> Walker<'o> {
         let mut inspected = Vec::new();
         let mut taken = 0;
         let slots = std::mem::take(&mut self.slots);
-        for (slot, parsed) in slots.into_iter().zip(by_slot) {
+        for (number, slot) in slots.into_iter().enumerate() {
+            let parsed = results
+                .next_if(|(result, _)| *result == number)
+                .map(|(_, parsed)| parsed);
             diagnostics.extend(
                 walk_diagnostics
                     .by_ref()
