@@ -37,6 +37,13 @@ pub(crate) fn json(value: &impl Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Leaves a command's last big value to the end of the process instead of freeing it piece by
+/// piece (a hundred thousand skills take a noticeable moment to free, and the process is about to
+/// exit anyway).
+pub(crate) fn leave<T>(value: T) {
+    std::mem::forget(value);
+}
+
 /// Prints diagnostics on stderr, one per line.
 pub(crate) fn diagnostics(diagnostics: &[Diagnostic]) {
     let mut stderr = io::stderr().lock();

@@ -67,20 +67,27 @@ impl<'a> Catalog<'a> {
 
     /// Renders the catalog, or `None` when no skill is model-visible.
     pub fn render(&self) -> Option<RenderedCatalog> {
-        let mut entries: Vec<&CatalogEntry<'_>> = self
+        // Each entry with its sort key, trimmed once rather than at every comparison.
+        let mut keyed: Vec<((&str, &str, &str), &CatalogEntry<'_>)> = self
             .entries
             .iter()
             .filter(|entry| entry.model_visible)
+            .map(|entry| (entry.sort_key(), entry))
             .collect();
-        if entries.is_empty() {
+        if keyed.is_empty() {
             return None;
         }
-        entries.sort_unstable_by(|left, right| left.sort_key().cmp(&right.sort_key()));
+        keyed.sort_unstable_by(|left, right| left.0.cmp(&right.0));
+        let entries: Vec<&CatalogEntry<'_>> = keyed.into_iter().map(|(_, entry)| entry).collect();
         let introduction = INTRODUCTION.replace("{reader}", &self.reader);
         let closing = CLOSING.replace("{reader}", &self.reader);
         // Every entry rendered into the text itself, with where each ends; what the budget
         // leaves out is cut off again.
-        let mut text = String::with_capacity(entries.len() * 256 + 1024);
+        let size: usize = entries
+            .iter()
+            .map(|entry| entry.name.len() + entry.description.len() + entry.location.len() + 96)
+            .sum();
+        let mut text = String::with_capacity(size + introduction.len() + closing.len() + 256);
         push_opening(&mut text, &introduction);
         let start = text.len();
         let mut ends = Vec::with_capacity(entries.len());

@@ -44,5 +44,6 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
             output::diagnostics(&found.diagnostics);
         }
     }
+    output::leave(found);
     Ok(Outcome::Success)
 }

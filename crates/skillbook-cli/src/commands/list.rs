@@ -31,6 +31,7 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
             output::diagnostics(&found.diagnostics);
         }
     }
+    output::leave(found);
     Ok(Outcome::Success)
 }
 

@@ -8,6 +8,7 @@
 //! so the skills and diagnostics come out in exactly the order of a serial walk.
 
 use std::io;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Mutex, PoisonError};
@@ -42,10 +43,15 @@ pub(super) enum Parsed {
     NeedsMore,
 }
 
-/// One skill file to parse.
+/// One skill file to parse: what was read of it lies in its batch's buffer.
 pub(super) struct Job {
     pub(super) slot: usize,
-    pub(super) head: Head,
+    /// Where its bytes are in the batch's buffer.
+    pub(super) bytes: Range<usize>,
+    /// The file's length when it was opened.
+    pub(super) len: u64,
+    /// The bytes are the whole file up to the size limit.
+    pub(super) complete: bool,
     pub(super) path: PathBuf,
     pub(super) max_bytes: u64,
     /// All of the file was read, and its text is kept for a checker (which grades the format
@@ -53,16 +59,48 @@ pub(super) struct Job {
     pub(super) inspect: bool,
 }
 
-/// Parses one skill file and checks it against the format (leniently) — or, when inspecting,
-/// keeps its text instead.
-pub(super) fn parse(job: &Job) -> Parsed {
+/// Skill files read for parsing: their bytes one after another in one buffer (one allocation
+/// for many files), and where each file's lie.
+#[derive(Default)]
+pub(super) struct Batch {
+    pub(super) buffer: Vec<u8>,
+    pub(super) jobs: Vec<Job>,
+}
+
+impl Batch {
+    fn is_full(&self) -> bool {
+        self.jobs.len() >= BATCH_FILES || self.buffer.len() >= BATCH_BYTES
+    }
+
+    /// Parses every file of the batch, each with its slot.
+    pub(super) fn parse(&self) -> Vec<(usize, Parsed)> {
+        self.jobs
+            .iter()
+            .map(|job| {
+                let bytes = self.buffer.get(job.bytes.clone()).unwrap_or_default();
+                (job.slot, parse(job, bytes))
+            })
+            .collect()
+    }
+}
+
+/// Parses one skill file, whose bytes read are `bytes`, and checks it against the format
+/// (leniently) — or, when inspecting, keeps its text instead.
+pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
     let Job {
-        head,
+        len,
+        complete,
         path,
         max_bytes,
         inspect,
         ..
     } = job;
+    let head = Head {
+        bytes,
+        len: *len,
+        complete: *complete,
+    };
+    let head = &head;
     let needs = if *inspect {
         Needs::Everything
     } else {
@@ -86,33 +124,37 @@ pub(super) fn workers() -> usize {
 
 /// Skill files on their way to the workers, a batch at a time.
 pub(super) struct Jobs {
-    sender: SyncSender<Vec<Job>>,
-    batch: Vec<Job>,
-    bytes: usize,
+    sender: SyncSender<Batch>,
+    /// The batch being filled.
+    pub(super) batch: Batch,
 }
 
 impl Jobs {
-    /// Adds a file to the batch, handing the batch over when it is full. Returns the files that
-    /// could not be handed over (the workers are gone), for the caller to parse itself.
-    pub(super) fn push(&mut self, job: Job) -> Vec<Job> {
-        self.bytes += job.head.bytes.len();
-        self.batch.push(job);
-        if self.batch.len() < BATCH_FILES && self.bytes < BATCH_BYTES {
-            return Vec::new();
+    /// Hands the batch over if it is full. Returns it when the workers are gone, for the
+    /// caller to parse itself.
+    pub(super) fn hand_over_if_full(&mut self) -> Option<Batch> {
+        if self.batch.is_full() {
+            self.flush()
+        } else {
+            None
         }
-        self.flush()
     }
 
     /// Hands over what the batch holds; returns it when the workers are gone.
-    pub(super) fn flush(&mut self) -> Vec<Job> {
-        if self.batch.is_empty() {
-            return Vec::new();
+    pub(super) fn flush(&mut self) -> Option<Batch> {
+        if self.batch.jobs.is_empty() {
+            return None;
         }
-        self.bytes = 0;
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_FILES));
-        match self.sender.send(batch) {
-            Ok(()) => Vec::new(),
-            Err(returned) => returned.0,
+        let batch = std::mem::replace(&mut self.batch, Batch::with_room());
+        self.sender.send(batch).err().map(|returned| returned.0)
+    }
+}
+
+impl Batch {
+    fn with_room() -> Self {
+        Batch {
+            buffer: Vec::with_capacity(BATCH_FILES * 2048),
+            jobs: Vec::with_capacity(BATCH_FILES),
         }
     }
 }
@@ -126,7 +168,7 @@ pub(super) fn with_workers<T>(
     if workers == 0 {
         return (walk(None), Vec::new());
     }
-    let (sender, queue) = mpsc::sync_channel::<Vec<Job>>(QUEUED_BATCHES);
+    let (sender, queue) = mpsc::sync_channel::<Batch>(QUEUED_BATCHES);
     let queue = Mutex::new(queue);
     let (results, finished) = mpsc::channel();
     std::thread::scope(|scope| {
@@ -138,22 +180,20 @@ pub(super) fn with_workers<T>(
         drop(results);
         let jobs = Jobs {
             sender,
-            batch: Vec::with_capacity(BATCH_FILES),
-            bytes: 0,
+            batch: Batch::with_room(),
         };
         let walked = walk(Some(jobs));
         (walked, finished.iter().flatten().collect())
     })
 }
 
-fn work(queue: &Mutex<Receiver<Vec<Job>>>, results: &mpsc::Sender<Vec<(usize, Parsed)>>) {
+fn work(queue: &Mutex<Receiver<Batch>>, results: &mpsc::Sender<Vec<(usize, Parsed)>>) {
     loop {
         let batch = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok(batch) = batch else {
             return;
         };
-        let parsed = batch.iter().map(|job| (job.slot, parse(job))).collect();
-        if results.send(parsed).is_err() {
+        if results.send(batch.parse()).is_err() {
             return;
         }
     }

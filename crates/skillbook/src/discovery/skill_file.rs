@@ -22,36 +22,36 @@ pub(crate) struct OpenFile {
 }
 
 /// The beginning of a skill file, or all of it.
-pub(crate) struct Head {
-    pub(crate) bytes: Vec<u8>,
+pub(crate) struct Head<'b> {
+    pub(crate) bytes: &'b [u8],
     /// The file's length when it was opened.
     pub(crate) len: u64,
     /// `bytes` hold the whole file up to the size limit.
     pub(crate) complete: bool,
 }
 
-/// Reads the first [`HEAD_BYTES`] of the file — or, with `whole`, all of it — never more than
-/// `max_bytes`.
+/// Appends the first [`HEAD_BYTES`] of the file — or, with `whole`, all of it — never more
+/// than `max_bytes`, to `buffer`; returns whether that is the whole file up to the limit.
 pub(crate) fn read_head(
     file: &mut File,
     len: u64,
     max_bytes: u64,
     whole: bool,
-) -> io::Result<Head> {
+    buffer: &mut Vec<u8>,
+) -> io::Result<bool> {
     let readable = len.min(max_bytes);
     let wanted = if whole {
         max_bytes
     } else {
         readable.min(HEAD_BYTES as u64)
     };
-    let mut bytes = Vec::with_capacity(usize::try_from(wanted.min(readable)).unwrap_or(0));
-    file.take(wanted).read_to_end(&mut bytes)?;
-    let complete = whole || bytes.len() as u64 >= readable;
-    Ok(Head {
-        bytes,
-        len,
-        complete,
-    })
+    let start = buffer.len();
+    buffer.reserve(usize::try_from(wanted.min(readable)).unwrap_or(0));
+    if let Err(error) = file.take(wanted).read_to_end(buffer) {
+        buffer.truncate(start);
+        return Err(error);
+    }
+    Ok(whole || (buffer.len() - start) as u64 >= readable)
 }
 
 /// Reads as much of the file as `needs` asks, at most `max_bytes`; with `keep_text`, also
@@ -63,7 +63,13 @@ pub(crate) fn read(
     needs: Needs,
     keep_text: bool,
 ) -> io::Result<(SkillDocument, Option<String>)> {
-    let head = read_head(&mut opened.file, opened.len, max_bytes, true)?;
+    let mut bytes = Vec::new();
+    let complete = read_head(&mut opened.file, opened.len, max_bytes, true, &mut bytes)?;
+    let head = Head {
+        bytes: &bytes,
+        len: opened.len,
+        complete,
+    };
     Ok(scan(&head, path, max_bytes, needs, keep_text)
         .unwrap_or_else(|| unreachable_incomplete(path)))
 }
@@ -76,7 +82,7 @@ fn unreachable_incomplete(path: &Path) -> (SkillDocument, Option<String>) {
 /// Scans what was read as `needs` asks; `None` when the head ends before the scanner has what
 /// it needs and the file goes on.
 pub(crate) fn scan(
-    head: &Head,
+    head: &Head<'_>,
     path: &Path,
     max_bytes: u64,
     needs: Needs,
@@ -100,7 +106,7 @@ pub(crate) fn scan(
     }
     let at_size_limit = head.bytes.len() as u64 >= max_bytes;
     let mut reported_utf8 = false;
-    let mut rest = head.bytes.as_slice();
+    let mut rest = head.bytes;
     while !rest.is_empty() {
         let end = memchr_newline(rest).map_or(rest.len(), |index| index + 1);
         let (line, after) = rest.split_at(end);

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use cap_std::fs::Dir;
 
 use super::cache::{FileState, Stamp};
-use super::parse::{self, Job, Jobs, Parsed};
+use super::parse::{self, Batch, Job, Jobs, Parsed};
 use super::skill_file;
 use super::{Limits, Root, RootRecord, SymlinkPolicy};
 use crate::boundary::open::{self, Anchor, AnchorFailure, EntryKind, FileId, Opened};
@@ -72,6 +72,8 @@ pub(super) struct Walker<'o> {
     slots: Vec<Slot>,
     /// Where skill files go to be parsed; `None` parses them inline.
     jobs: Option<Jobs>,
+    /// Skill files read to be parsed inline (without workers, or once they are gone).
+    inline: Batch,
     /// Results parsed inline, by slot.
     parsed: Vec<(usize, Parsed)>,
     roots: Vec<RootRecord>,
@@ -86,8 +88,9 @@ pub(super) struct Walker<'o> {
     observer: Option<Observer<'o>>,
     /// Read each skill file whole and keep it, for a checker.
     inspect: bool,
-    /// The directory searched last was a skill: its sibling, next, likely is one too.
-    after_skill: bool,
+    /// The parent (its handle's address) of the last skill the full search found: the next
+    /// folders beneath it likely are skills too.
+    skill_parent: Option<usize>,
 }
 
 /// How a directory waiting to be searched is opened.
@@ -167,6 +170,7 @@ impl<'o> Walker<'o> {
             limits,
             slots: Vec::new(),
             jobs,
+            inline: Batch::default(),
             parsed: Vec::new(),
             roots: Vec::new(),
             root_positions: HashMap::new(),
@@ -174,24 +178,23 @@ impl<'o> Walker<'o> {
             seen_files: HashSet::new(),
             seen_directories: HashSet::new(),
             observer,
-            after_skill: false,
+            skill_parent: None,
         }
     }
 
     /// Hands the last files to the workers and stops, so that they finish once the queue is
     /// empty.
     pub(super) fn stop_sending(&mut self) {
-        if let Some(mut jobs) = self.jobs.take() {
-            let returned = jobs.flush();
-            self.parse_inline(returned);
+        if let Some(mut jobs) = self.jobs.take()
+            && let Some(returned) = jobs.flush()
+        {
+            self.parse_inline(&returned);
         }
     }
 
     /// Parses on this thread files the workers could not take.
-    fn parse_inline(&mut self, jobs: Vec<Job>) {
-        for job in jobs {
-            self.parsed.push((job.slot, parse::parse(&job)));
-        }
+    fn parse_inline(&mut self, batch: &Batch) {
+        self.parsed.extend(batch.parse());
     }
 
     /// Puts the parse results back in walk order: each skill, with its diagnostics, where the
@@ -278,19 +281,27 @@ impl<'o> Walker<'o> {
                     })
             }
         };
-        let head = opened.and_then(|mut opened| {
+        let mut bytes = Vec::new();
+        let read = opened.and_then(|mut opened| {
             same(&opened.metadata, slot.file_id)?;
             let len = opened.metadata.len();
-            skill_file::read_head(&mut opened.file, len, self.limits.max_file_bytes, true)
+            let max_bytes = self.limits.max_file_bytes;
+            skill_file::read_head(&mut opened.file, len, max_bytes, true, &mut bytes)?;
+            Ok(len)
         });
-        match head {
-            Ok(head) => parse::parse(&Job {
-                slot: 0,
-                head,
-                path: slot.path.clone(),
-                max_bytes: self.limits.max_file_bytes,
-                inspect: self.inspect,
-            }),
+        match read {
+            Ok(len) => parse::parse(
+                &Job {
+                    slot: 0,
+                    bytes: 0..bytes.len(),
+                    len,
+                    complete: true,
+                    path: slot.path.clone(),
+                    max_bytes: self.limits.max_file_bytes,
+                    inspect: self.inspect,
+                },
+                &bytes,
+            ),
             Err(error) => Parsed::Failed(error),
         }
     }
@@ -415,7 +426,13 @@ impl<'o> Walker<'o> {
             }
             let skills_before = self.slots.len();
             let mut observed = false;
-            if self.after_skill
+            // The parent's handle, by address: only compared, to tell siblings apart.
+            let parent = match &pending.handle {
+                Handle::Beneath(parent, _) => Some(Arc::as_ptr(parent) as usize),
+                _ => None,
+            };
+            if parent.is_some()
+                && parent == self.skill_parent
                 && let Handle::Beneath(parent, name) = &pending.handle
             {
                 match self.leaf(parent, name, &pending.folder) {
@@ -431,7 +448,9 @@ impl<'o> Walker<'o> {
                     .into_iter()
                     .rev(),
             );
-            self.after_skill = self.slots.len() > skills_before;
+            if self.slots.len() > skills_before {
+                self.skill_parent = parent;
+            }
         }
         if let Some(first) = bounds.first_too_deep {
             self.diagnostics.push(Diagnostic::warning(
@@ -652,9 +671,13 @@ impl<'o> Walker<'o> {
             if open::is_never_served(&name) {
                 continue;
             }
+            if kind == EntryKind::Other {
+                continue;
+            }
             let path = folder.path.join(&name);
+            let relative = folder.relative.join(&name);
             let (handle, path) = match kind {
-                EntryKind::Directory => (Handle::Beneath(Arc::clone(&parent), name.clone()), path),
+                EntryKind::Directory => (Handle::Beneath(Arc::clone(&parent), name), path),
                 EntryKind::Link => match self.directory_link(&path) {
                     Some(target) => (Handle::Followed { link: path }, target),
                     None => continue,
@@ -671,7 +694,7 @@ impl<'o> Walker<'o> {
                 folder: Folder {
                     path,
                     root: folder.root,
-                    relative: folder.relative.join(&name),
+                    relative,
                     depth: folder.depth + 1,
                     source: folder.source,
                 },
@@ -786,33 +809,50 @@ impl<'o> Walker<'o> {
             file_id,
         });
         // Read the beginning here and close the file: no descriptor waits for a worker.
+        let batch = match &mut self.jobs {
+            Some(jobs) => &mut jobs.batch,
+            None => &mut self.inline,
+        };
+        let start = batch.buffer.len();
+        let len = opened.metadata.len();
         let mut file = opened.file;
-        let head = skill_file::read_head(
+        let read = skill_file::read_head(
             &mut file,
-            opened.metadata.len(),
+            len,
             self.limits.max_file_bytes,
             self.inspect,
+            &mut batch.buffer,
         );
         drop(file);
-        let head = match head {
-            Ok(head) => head,
+        let complete = match read {
+            Ok(complete) => complete,
             Err(error) => {
                 self.parsed.push((slot, Parsed::Failed(error)));
                 return;
             }
         };
-        let job = Job {
+        batch.jobs.push(Job {
             slot,
-            head,
+            bytes: start..batch.buffer.len(),
+            len,
+            complete,
             path,
             max_bytes: self.limits.max_file_bytes,
             inspect: self.inspect,
-        };
+        });
         let returned = match &mut self.jobs {
-            Some(jobs) => jobs.push(job),
-            None => vec![job],
+            Some(jobs) => jobs.hand_over_if_full(),
+            None => Some(std::mem::take(&mut self.inline)),
         };
-        self.parse_inline(returned);
+        if let Some(returned) = returned {
+            self.parse_inline(&returned);
+            if self.jobs.is_none() {
+                // Keep the inline buffer's room for the next file.
+                self.inline = returned;
+                self.inline.buffer.clear();
+                self.inline.jobs.clear();
+            }
+        }
     }
 
     /// A symlink in a collection: its target directory under `Follow`, else nothing (reported).
