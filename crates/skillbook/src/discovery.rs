@@ -443,21 +443,29 @@ impl Discovery {
 
     fn remove_duplicates(
         &self,
-        candidates: Vec<Skill>,
+        mut candidates: Vec<Skill>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Vec<Skill> {
-        let mut first_by_key: HashMap<String, PathBuf> = HashMap::new();
-        let mut skills = Vec::with_capacity(candidates.len());
-        for skill in candidates {
-            let key = skill.name.key();
-            if let Some(winner) = first_by_key.get(&key) {
-                diagnostics.push(self.duplicate_diagnostic(&skill, winner));
-                continue;
+        // In place: the first skill of each name stays, the others are reported and dropped.
+        let mut keep = vec![true; candidates.len()];
+        {
+            let mut first_by_key: HashMap<String, usize> = HashMap::new();
+            for (index, skill) in candidates.iter().enumerate() {
+                match first_by_key.entry(skill.name.key()) {
+                    std::collections::hash_map::Entry::Occupied(winner) => {
+                        let winner = &candidates[*winner.get()].path;
+                        diagnostics.push(self.duplicate_diagnostic(skill, winner));
+                        keep[index] = false;
+                    }
+                    std::collections::hash_map::Entry::Vacant(entry) => {
+                        entry.insert(index);
+                    }
+                }
             }
-            first_by_key.insert(key, skill.path.clone());
-            skills.push(skill);
         }
-        skills
+        let mut kept = keep.into_iter();
+        candidates.retain(|_| kept.next().unwrap_or(true));
+        candidates
     }
 
     fn duplicate_diagnostic(&self, loser: &Skill, winner: &Path) -> Diagnostic {

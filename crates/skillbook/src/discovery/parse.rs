@@ -160,11 +160,11 @@ impl Batch {
 }
 
 /// Runs `walk` with a pool of `workers` parse threads, and returns what it returned with every
-/// parse result by slot. With no workers, `walk` gets no queue and parses inline.
+/// parse result by slot, a batch at a time (each batch in slot order). With no workers, `walk` gets no queue and parses inline.
 pub(super) fn with_workers<T>(
     workers: usize,
     walk: impl FnOnce(Option<Jobs>) -> T,
-) -> (T, Vec<(usize, Parsed)>) {
+) -> (T, Vec<Vec<(usize, Parsed)>>) {
     if workers == 0 {
         return (walk(None), Vec::new());
     }
@@ -183,7 +183,7 @@ pub(super) fn with_workers<T>(
             batch: Batch::with_room(),
         };
         let walked = walk(Some(jobs));
-        (walked, finished.iter().flatten().collect())
+        (walked, finished.iter().collect())
     })
 }
 

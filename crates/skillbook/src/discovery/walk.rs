@@ -199,11 +199,14 @@ impl<'o> Walker<'o> {
 
     /// Puts the parse results back in walk order: each skill, with its diagnostics, where the
     /// walk met it.
-    pub(super) fn finish(mut self, mut results: Vec<(usize, Parsed)>) -> Walked {
-        // In slot order, in place: every slot has at most one result.
-        results.append(&mut self.parsed);
-        results.sort_unstable_by_key(|(slot, _)| *slot);
-        let mut results = results.into_iter().peekable();
+    pub(super) fn finish(mut self, mut batches: Vec<Vec<(usize, Parsed)>>) -> Walked {
+        // In slot order: the batches hold consecutive runs of slots (each batch's memory is
+        // freed once it is used), and the results parsed here are merged in.
+        batches.sort_unstable_by_key(|batch| batch.first().map(|(slot, _)| *slot));
+        let mut parsed = std::mem::take(&mut self.parsed);
+        parsed.sort_unstable_by_key(|(slot, _)| *slot);
+        let mut batched = batches.into_iter().flatten().peekable();
+        let mut inline = parsed.into_iter().peekable();
         let roots = std::mem::take(&mut self.roots);
         let mut walk_diagnostics = std::mem::take(&mut self.diagnostics).into_iter();
         let mut diagnostics = Vec::with_capacity(walk_diagnostics.len());
@@ -212,8 +215,9 @@ impl<'o> Walker<'o> {
         let mut taken = 0;
         let slots = std::mem::take(&mut self.slots);
         for (number, slot) in slots.into_iter().enumerate() {
-            let parsed = results
+            let parsed = batched
                 .next_if(|(result, _)| *result == number)
+                .or_else(|| inline.next_if(|(result, _)| *result == number))
                 .map(|(_, parsed)| parsed);
             diagnostics.extend(
                 walk_diagnostics
