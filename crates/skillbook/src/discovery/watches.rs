@@ -20,6 +20,7 @@
 //! all of them); elsewhere they go through the `notify` crate.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,7 +47,10 @@ pub(crate) type Handler = Box<dyn FnMut(Seen) + Send>;
 pub(crate) struct DirectoryWatches {
     backend: backend::Backend,
     /// Watched directories, by path (sorted, so a folder and everything below it are adjacent).
-    watched: Mutex<BTreeMap<PathBuf, backend::Watch>>,
+    /// Keyed by the path as a string, ordered by its bytes (cheaper than by components), so
+    /// that everything below a folder is one range: from `folder/` up to `folder0` (the byte
+    /// after the separator).
+    watched: Mutex<BTreeMap<OsString, backend::Watch>>,
     /// Folders the backend saw removed or moved; forgotten by the next `observe`, on the
     /// caller's thread (never on the backend's own, which some backends cannot re-enter).
     gone: Arc<Mutex<Vec<PathBuf>>>,
@@ -99,8 +103,9 @@ impl DirectoryWatches {
         for path in &gone {
             self.forget(path);
         }
+        let key = directory.as_os_str();
         let mut watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
-        if watched.contains_key(directory) {
+        if watched.contains_key(key) {
             return;
         }
         if watched.len() >= self.limit {
@@ -109,7 +114,7 @@ impl DirectoryWatches {
         }
         match self.backend.add(directory) {
             Ok(watch) => {
-                watched.insert(directory.to_path_buf(), watch);
+                watched.insert(key.to_os_string(), watch);
             }
             Err(error) if is_gone(&error) => {}
             Err(error) => {
@@ -130,15 +135,30 @@ impl DirectoryWatches {
     /// Forgets `path` and everything watched below it (it was removed or moved), so the next
     /// walk watches whatever stands there then.
     pub(crate) fn forget(&self, path: &Path) {
+        let separator = std::path::MAIN_SEPARATOR;
+        let after_separator = char::from(separator as u8 + 1);
         let mut watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
-        let gone: Vec<PathBuf> = watched
-            .range(path.to_path_buf()..)
-            .take_while(|(watched, _)| watched.starts_with(path))
-            .map(|(watched, _)| watched.clone())
-            .collect();
+        let mut gone: Vec<OsString> = Vec::new();
+        if path.parent().is_some() {
+            let (mut below, mut after) = (
+                path.as_os_str().to_os_string(),
+                path.as_os_str().to_os_string(),
+            );
+            below.push(separator.to_string());
+            after.push(after_separator.to_string());
+            gone.extend(
+                watched
+                    .range(below..after)
+                    .map(|(watched, _)| watched.clone()),
+            );
+        } else {
+            // The file system's root: everything.
+            gone.extend(watched.keys().cloned());
+        }
+        gone.push(path.as_os_str().to_os_string());
         for directory in gone {
             if let Some(watch) = watched.remove(&directory) {
-                self.backend.remove(&directory, watch);
+                self.backend.remove(Path::new(&directory), watch);
             }
         }
     }
@@ -527,5 +547,35 @@ mod tests {
         std::fs::write(directory.join("SKILL.md"), "x").unwrap();
         settle();
         assert!(count.load(Ordering::SeqCst) > before);
+    }
+
+    #[test]
+    fn forgetting_a_folder_forgets_what_is_below_it_and_nothing_beside_it() {
+        let temporary = tempfile::tempdir().unwrap();
+        let top = temporary.path();
+        let names = ["a", "a/b", "a/b/c", "a-b", "ab", "a0"];
+        for name in names {
+            std::fs::create_dir_all(top.join(name)).unwrap();
+        }
+        let (watches, _) = counting(16);
+        for name in names {
+            watches.observe(&top.join(name));
+        }
+        assert_eq!(watches.count(), 6);
+        watches.forget(&top.join("a"));
+        let left: Vec<OsString> = watches
+            .watched
+            .lock()
+            .unwrap()
+            .keys()
+            .map(|key| {
+                Path::new(key)
+                    .strip_prefix(top)
+                    .unwrap()
+                    .as_os_str()
+                    .to_os_string()
+            })
+            .collect();
+        assert_eq!(left, ["a-b", "a0", "ab"]);
     }
 }
