@@ -1,17 +1,21 @@
 //! Parsing skill files on worker threads while the walk goes on.
 //!
 //! The walk stays on one thread and decides everything about order: it opens each skill file
-//! (so the identity checks and the leaf rule are settled there), reads its beginning, closes it,
-//! and hands the bytes to a worker — in batches, one hand-off for many files. No descriptor
-//! waits for a worker, so a server under a low descriptor limit holds only the walk's own. Each
-//! file takes a numbered slot, and when the walk ends the results are put back into their slots,
-//! so the skills and diagnostics come out in exactly the order of a serial walk.
+//! (so the identity checks and the leaf rule are settled there), reads its beginning when the
+//! page cache holds it, closes it, and hands the bytes to a worker — in batches, one hand-off for
+//! many files. A file that would have to come from the disk is handed over open instead, and a
+//! worker reads it, so several disk reads are under way at once; at most [`LENT_FILES`] files are
+//! handed over open at a time, which bounds the descriptors (a server may run under a limit of
+//! 64). Each file takes a numbered slot, and when the walk ends the results are put back into
+//! their slots, so the skills and diagnostics come out in exactly the order of a serial walk.
 
+use std::fs::File;
 use std::io;
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::skill_file::{self, Head};
 use crate::diagnostic::Diagnostic;
@@ -25,6 +29,12 @@ const BATCH_BYTES: usize = 256 * 1024;
 
 /// Batches waiting for a worker.
 const QUEUED_BATCHES: usize = 2;
+
+/// The most files handed to workers open (to be read from the disk there) at a time.
+const LENT_FILES: usize = 16;
+
+/// A batch holding this many open files is handed over at once, so their reads start.
+const LENT_PER_BATCH: usize = 4;
 
 /// The most worker threads.
 const MAX_WORKERS: usize = 4;
@@ -52,6 +62,10 @@ pub(super) struct Job {
     pub(super) len: u64,
     /// The bytes are the whole file up to the size limit.
     pub(super) complete: bool,
+    /// The file itself, when its worker is to read it.
+    pub(super) file: Option<Lent>,
+    /// Reading it failed.
+    pub(super) error: Option<io::Error>,
     pub(super) path: PathBuf,
     pub(super) max_bytes: u64,
     /// All of the file was read, and its text is kept for a checker (which grades the format
@@ -65,22 +79,63 @@ pub(super) struct Job {
 pub(super) struct Batch {
     pub(super) buffer: Vec<u8>,
     pub(super) jobs: Vec<Job>,
+    /// How many of the jobs hold their file open.
+    lent: usize,
 }
 
 impl Batch {
     fn is_full(&self) -> bool {
-        self.jobs.len() >= BATCH_FILES || self.buffer.len() >= BATCH_BYTES
+        self.jobs.len() >= BATCH_FILES
+            || self.buffer.len() >= BATCH_BYTES
+            || self.lent >= LENT_PER_BATCH
     }
 
-    /// Parses every file of the batch, each with its slot.
-    pub(super) fn parse(&self) -> Vec<(usize, Parsed)> {
+    /// Reads the files handed over open, then parses every file of the batch, each with its
+    /// slot.
+    pub(super) fn parse(mut self) -> Vec<(usize, Parsed)> {
+        for job in &mut self.jobs {
+            if let Some(mut lent) = job.file.take() {
+                let start = self.buffer.len();
+                let whole = job.inspect;
+                match skill_file::read_head(
+                    &mut lent.file,
+                    job.len,
+                    job.max_bytes,
+                    whole,
+                    &mut self.buffer,
+                ) {
+                    Ok(complete) => {
+                        job.complete = complete;
+                        job.bytes = start..self.buffer.len();
+                    }
+                    Err(error) => job.error = Some(error),
+                }
+            }
+        }
+        let buffer = &self.buffer;
         self.jobs
-            .iter()
-            .map(|job| {
-                let bytes = self.buffer.get(job.bytes.clone()).unwrap_or_default();
-                (job.slot, parse(job, bytes))
+            .into_iter()
+            .map(|mut job| {
+                let parsed = match job.error.take() {
+                    Some(error) => Parsed::Failed(error),
+                    None => parse(&job, buffer.get(job.bytes.clone()).unwrap_or_default()),
+                };
+                (job.slot, parsed)
             })
             .collect()
+    }
+}
+
+/// A skill file handed to a worker open; its place in the budget of [`LENT_FILES`] is given
+/// back when it is dropped (read, or never).
+pub(super) struct Lent {
+    file: File,
+    lent: Arc<AtomicUsize>,
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        self.lent.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -126,18 +181,39 @@ pub(super) fn workers() -> usize {
 pub(super) struct Jobs {
     sender: SyncSender<Batch>,
     /// The batch being filled.
-    pub(super) batch: Batch,
+    batch: Batch,
+    /// How many files are handed over open and not yet read.
+    lent: Arc<AtomicUsize>,
 }
 
 impl Jobs {
-    /// Hands the batch over if it is full. Returns it when the workers are gone, for the
-    /// caller to parse itself.
-    pub(super) fn hand_over_if_full(&mut self) -> Option<Batch> {
-        if self.batch.is_full() {
+    /// Adds a file to the batch: its beginning read here when the page cache holds it, else
+    /// the file itself for a worker to read (within the budget; past it, read here). Hands the
+    /// batch over when it is full, and returns it when the workers are gone, for the caller to
+    /// parse itself.
+    pub(super) fn add(&mut self, mut job: Job, mut file: File) -> io::Result<Option<Batch>> {
+        let buffer = &mut self.batch.buffer;
+        let start = buffer.len();
+        let (len, max_bytes, whole) = (job.len, job.max_bytes, job.inspect);
+        match skill_file::read_head_cached(&file, len, max_bytes, whole, buffer)? {
+            Some(complete) => job.complete = complete,
+            None if self.lent.load(Ordering::Acquire) < LENT_FILES => {
+                self.lent.fetch_add(1, Ordering::AcqRel);
+                job.file = Some(Lent {
+                    file,
+                    lent: Arc::clone(&self.lent),
+                });
+                self.batch.lent += 1;
+            }
+            None => job.complete = skill_file::read_head(&mut file, len, max_bytes, whole, buffer)?,
+        }
+        job.bytes = start..self.batch.buffer.len();
+        self.batch.jobs.push(job);
+        Ok(if self.batch.is_full() {
             self.flush()
         } else {
             None
-        }
+        })
     }
 
     /// Hands over what the batch holds; returns it when the workers are gone.
@@ -155,6 +231,7 @@ impl Batch {
         Batch {
             buffer: Vec::with_capacity(BATCH_FILES * 2048),
             jobs: Vec::with_capacity(BATCH_FILES),
+            lent: 0,
         }
     }
 }
@@ -181,6 +258,7 @@ pub(super) fn with_workers<T>(
         let jobs = Jobs {
             sender,
             batch: Batch::with_room(),
+            lent: Arc::default(),
         };
         let walked = walk(Some(jobs));
         (walked, finished.iter().collect())

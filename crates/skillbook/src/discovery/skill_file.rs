@@ -54,6 +54,67 @@ pub(crate) fn read_head(
     Ok(whole || (buffer.len() - start) as u64 >= readable)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: [`read_head_cached`] on this thread finds nothing in memory, as on a cold disk.
+    pub(crate) static AS_IF_UNCACHED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// [`read_head`] from the page cache only: `Ok(None)`, with nothing appended, when some of the
+/// bytes are not in memory (reading would wait for the disk) or the platform cannot tell.
+pub(crate) fn read_head_cached(
+    file: &File,
+    len: u64,
+    max_bytes: u64,
+    whole: bool,
+    buffer: &mut Vec<u8>,
+) -> io::Result<Option<bool>> {
+    #[cfg(test)]
+    if AS_IF_UNCACHED.get() {
+        return Ok(None);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::io::{Errno, ReadWriteFlags};
+
+        let readable = len.min(max_bytes);
+        let wanted = if whole {
+            readable
+        } else {
+            readable.min(HEAD_BYTES as u64)
+        };
+        let Ok(wanted) = usize::try_from(wanted) else {
+            return Ok(None);
+        };
+        let start = buffer.len();
+        buffer.resize(start + wanted, 0);
+        let mut done = 0;
+        while done < wanted {
+            let mut slices = [io::IoSliceMut::new(&mut buffer[start + done..])];
+            match rustix::io::preadv2(file, &mut slices, done as u64, ReadWriteFlags::NOWAIT) {
+                Ok(0) => break,
+                Ok(read) => done += read,
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN | Errno::OPNOTSUPP | Errno::NOSYS | Errno::INVAL) => {
+                    buffer.truncate(start);
+                    return Ok(None);
+                }
+                Err(errno) => {
+                    buffer.truncate(start);
+                    return Err(errno.into());
+                }
+            }
+        }
+        buffer.truncate(start + done);
+        Ok(Some(whole || done as u64 >= readable))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, len, max_bytes, whole, buffer);
+        Ok(None)
+    }
+}
+
 /// Reads as much of the file as `needs` asks, at most `max_bytes`; with `keep_text`, also
 /// returns the text read (invalid UTF-8 replaced), for a checker to quote.
 pub(crate) fn read(

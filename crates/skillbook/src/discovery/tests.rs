@@ -693,11 +693,19 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
     let mut discovery = Discovery::new(workspace.path());
     discovery.home(Home::Off);
     let (serial, serial_stamps) = discovery.run_with(true, 0, None);
-    for workers in [1, 2, 4] {
-        let (parallel, stamps) = discovery.run_with(true, workers, None);
-        assert_eq!(parallel, serial, "{workers} workers");
-        assert_eq!(stamps, serial_stamps, "{workers} workers");
+    for uncached in [false, true] {
+        // Uncached: every file is handed to a worker open and read there, as from a cold disk.
+        skill_file::AS_IF_UNCACHED.set(uncached);
+        for workers in [1, 2, 4] {
+            let (parallel, stamps) = discovery.run_with(true, workers, None);
+            assert_eq!(parallel, serial, "{workers} workers, uncached: {uncached}");
+            assert_eq!(
+                stamps, serial_stamps,
+                "{workers} workers, uncached: {uncached}"
+            );
+        }
     }
+    skill_file::AS_IF_UNCACHED.set(false);
     // 30 `broken`, 30 heading-named `Body` and 30 `Dup-*` (three names) shadow each other.
     assert_eq!(serial.skills.len(), 300 - 29 - 29 - 27);
     // Every skill is what parsing its whole file gives.

@@ -72,8 +72,8 @@ pub(super) struct Walker<'o> {
     slots: Vec<Slot>,
     /// Where skill files go to be parsed; `None` parses them inline.
     jobs: Option<Jobs>,
-    /// Skill files read to be parsed inline (without workers, or once they are gone).
-    inline: Batch,
+    /// Room for a skill file read to be parsed here (without workers).
+    scratch: Vec<u8>,
     /// Results parsed inline, by slot.
     parsed: Vec<(usize, Parsed)>,
     roots: Vec<RootRecord>,
@@ -170,7 +170,7 @@ impl<'o> Walker<'o> {
             limits,
             slots: Vec::new(),
             jobs,
-            inline: Batch::default(),
+            scratch: Vec::new(),
             parsed: Vec::new(),
             roots: Vec::new(),
             root_positions: HashMap::new(),
@@ -188,12 +188,12 @@ impl<'o> Walker<'o> {
         if let Some(mut jobs) = self.jobs.take()
             && let Some(returned) = jobs.flush()
         {
-            self.parse_inline(&returned);
+            self.parse_inline(returned);
         }
     }
 
     /// Parses on this thread files the workers could not take.
-    fn parse_inline(&mut self, batch: &Batch) {
+    fn parse_inline(&mut self, batch: Batch) {
         self.parsed.extend(batch.parse());
     }
 
@@ -300,6 +300,8 @@ impl<'o> Walker<'o> {
                     bytes: 0..bytes.len(),
                     len,
                     complete: true,
+                    file: None,
+                    error: None,
                     path: slot.path.clone(),
                     max_bytes: self.limits.max_file_bytes,
                     inspect: self.inspect,
@@ -812,50 +814,39 @@ impl<'o> Walker<'o> {
             diagnostics_before: self.diagnostics.len(),
             file_id,
         });
-        // Read the beginning here and close the file: no descriptor waits for a worker.
-        let batch = match &mut self.jobs {
-            Some(jobs) => &mut jobs.batch,
-            None => &mut self.inline,
-        };
-        let start = batch.buffer.len();
-        let len = opened.metadata.len();
-        let mut file = opened.file;
-        let read = skill_file::read_head(
-            &mut file,
-            len,
-            self.limits.max_file_bytes,
-            self.inspect,
-            &mut batch.buffer,
-        );
-        drop(file);
-        let complete = match read {
-            Ok(complete) => complete,
-            Err(error) => {
-                self.parsed.push((slot, Parsed::Failed(error)));
-                return;
-            }
-        };
-        batch.jobs.push(Job {
+        let mut job = Job {
             slot,
-            bytes: start..batch.buffer.len(),
-            len,
-            complete,
+            bytes: 0..0,
+            len: opened.metadata.len(),
+            complete: false,
+            file: None,
+            error: None,
             path,
             max_bytes: self.limits.max_file_bytes,
             inspect: self.inspect,
-        });
-        let returned = match &mut self.jobs {
-            Some(jobs) => jobs.hand_over_if_full(),
-            None => Some(std::mem::take(&mut self.inline)),
         };
-        if let Some(returned) = returned {
-            self.parse_inline(&returned);
-            if self.jobs.is_none() {
-                // Keep the inline buffer's room for the next file.
-                self.inline = returned;
-                self.inline.buffer.clear();
-                self.inline.jobs.clear();
-            }
+        let mut file = opened.file;
+        let Some(jobs) = &mut self.jobs else {
+            // No workers: read and parse here, one file at a time.
+            let mut bytes = std::mem::take(&mut self.scratch);
+            bytes.clear();
+            let (len, max_bytes, whole) = (job.len, job.max_bytes, job.inspect);
+            let parsed = match skill_file::read_head(&mut file, len, max_bytes, whole, &mut bytes) {
+                Ok(complete) => {
+                    job.complete = complete;
+                    job.bytes = 0..bytes.len();
+                    parse::parse(&job, &bytes)
+                }
+                Err(error) => Parsed::Failed(error),
+            };
+            self.scratch = bytes;
+            self.parsed.push((slot, parsed));
+            return;
+        };
+        match jobs.add(job, file) {
+            Ok(None) => {}
+            Ok(Some(returned)) => self.parse_inline(returned),
+            Err(error) => self.parsed.push((slot, Parsed::Failed(error))),
         }
     }
 
