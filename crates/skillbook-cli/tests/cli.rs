@@ -373,16 +373,98 @@ fn usage_errors_exit_with_2() {
 }
 
 #[test]
-fn missing_workspace_lists_nothing_and_succeeds() {
+fn a_workspace_that_is_missing_or_a_file_is_a_usage_error_in_every_command() {
     let fixture = Fixture::new();
-    let output = Command::cargo_bin("skillbook")
-        .unwrap()
-        .env("HOME", fixture.home.path())
-        .args(["--workspace", "/nonexistent/skillbook-workspace", "list"])
+    let file = fixture.workspace.path().join("a-file");
+    fs::write(&file, "x").unwrap();
+    let missing = fixture.workspace.path().join("no/such");
+    let commands: [&[&str]; 8] = [
+        &["list"],
+        &["list", "--format", "json"],
+        &["catalog"],
+        &["show", "pdf"],
+        &["read", "SKILL.md"],
+        &["check"],
+        &["watch"],
+        &["mcp"],
+    ];
+    for (workspace, problem) in [(&missing, "no such directory"), (&file, "not a directory")] {
+        for arguments in commands {
+            let output = Command::cargo_bin("skillbook")
+                .unwrap()
+                .env("HOME", fixture.home.path())
+                .arg("--workspace")
+                .arg(workspace)
+                .args(arguments)
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(2), "{arguments:?}");
+            assert_eq!(stdout(&output), "", "{arguments:?}");
+            let stderr = stderr(&output);
+            assert_eq!(stderr.lines().count(), 1, "{arguments:?}: {stderr}");
+            assert!(
+                stderr.starts_with(&format!(
+                    "error: --workspace {}: {problem}",
+                    workspace.display()
+                )),
+                "{arguments:?}: {stderr}"
+            );
+        }
+    }
+}
+
+/// A deleted current directory is never taken for `/`: nothing outside is listed or read.
+#[cfg(unix)]
+#[test]
+fn a_deleted_current_directory_is_an_error_not_the_root() {
+    let fixture = Fixture::new();
+    let doomed = fixture.workspace.path().join("doomed");
+    for arguments in ["list", "read /etc/passwd"] {
+        fs::create_dir_all(&doomed).unwrap();
+        let skillbook = assert_cmd::cargo::cargo_bin("skillbook");
+        let output = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "cd '{dir}' && rmdir '{dir}' && exec '{skillbook}' --no-home {arguments}",
+                dir = doomed.display(),
+                skillbook = skillbook.display()
+            ))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{arguments}");
+        assert_eq!(stdout(&output), "", "{arguments}");
+        assert!(
+            stderr(&output).contains("the current directory cannot be read"),
+            "{arguments}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn a_missing_extra_directory_is_a_warning() {
+    let fixture = Fixture::new();
+    let output = fixture
+        .command()
+        .args(["--extra", "no-such-dir", "list", "--format", "json"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(stdout(&output), "No skills found.\n");
+    let listing: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(listing["diagnostics"][0]["code"], "extra_root_missing");
+    assert_eq!(listing["diagnostics"][0]["severity"], "warning");
+    let output = fixture
+        .command()
+        .args(["--extra", "no-such-dir", "list"])
+        .output()
+        .unwrap();
+    assert!(
+        fixture
+            .redact(&stderr(&output))
+            .contains("[WS]/no-such-dir"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// As root every directory is readable, so the check runs as an unprivileged user.

@@ -65,6 +65,8 @@ pub enum DiagnosticCode {
     NotRegularFile,
     /// A symbolic link was skipped under the `skip` symlink policy.
     SymlinkSkipped,
+    /// An extra root named by the user does not exist or is not a directory.
+    ExtraRootMissing,
     /// A symbolic link points nowhere.
     BrokenSymlink,
     /// Following a symbolic link would revisit a directory already being walked.
@@ -141,6 +143,7 @@ impl DiagnosticCode {
             DiagnosticCode::SymlinkSkipped => "symlink_skipped",
             DiagnosticCode::BrokenSymlink => "broken_symlink",
             DiagnosticCode::SymlinkLoop => "symlink_loop",
+            DiagnosticCode::ExtraRootMissing => "extra_root_missing",
             DiagnosticCode::Unreadable => "unreadable",
             DiagnosticCode::DepthLimit => "depth_limit",
             DiagnosticCode::DirectoryLimit => "directory_limit",

@@ -125,6 +125,7 @@ pub(crate) fn class(code: DiagnosticCode) -> Class {
         | Code::SymlinkSkipped
         | Code::BrokenSymlink
         | Code::SymlinkLoop
+        | Code::ExtraRootMissing
         | Code::Unreadable
         | Code::DepthLimit
         | Code::DirectoryLimit

@@ -136,14 +136,56 @@ fn extra_roots_outside_the_workspace_are_global_and_come_last() {
 }
 
 #[test]
-fn missing_roots_and_file_roots_are_skipped_silently() {
+fn missing_default_roots_are_skipped_silently() {
+    let workspace = workspace();
+    fs::create_dir_all(workspace.path().join(".skillbook")).unwrap();
+    let found = discover(workspace.path());
+    assert_eq!(found, Discovered::default());
+}
+
+#[test]
+fn extra_roots_that_are_missing_or_files_are_reported() {
     let workspace = workspace();
     fs::write(workspace.path().join("not-a-dir"), "x").unwrap();
     let found = Discovery::new(workspace.path())
         .home(Home::Off)
         .extra_roots(["missing", "not-a-dir"])
         .discover();
-    assert_eq!(found, Discovered::default());
+    assert!(found.skills.is_empty());
+    let reported: Vec<(&str, &Path, &str)> = found
+        .diagnostics
+        .iter()
+        .map(|diagnostic| {
+            (
+                diagnostic.code.as_str(),
+                diagnostic.path.as_path(),
+                diagnostic.message.as_str(),
+            )
+        })
+        .collect();
+    let missing = workspace.path().join("missing");
+    let file = workspace.path().join("not-a-dir");
+    assert_eq!(
+        reported,
+        [
+            (
+                "extra_root_missing",
+                missing.as_path(),
+                "this extra skills root does not exist; check the path (`--extra` on the command line)"
+            ),
+            (
+                "extra_root_missing",
+                file.as_path(),
+                "this extra skills root is not a directory; check the path (`--extra` on the command line)"
+            ),
+        ]
+    );
+    assert!(
+        found
+            .diagnostics
+            .iter()
+            .all(|diagnostic| diagnostic.severity == Severity::Warning)
+    );
 }
 
 #[test]

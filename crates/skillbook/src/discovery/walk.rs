@@ -19,7 +19,7 @@ use cap_std::fs::Dir;
 use super::cache::{FileState, Stamp};
 use super::parse::{self, Batch, Job, Jobs, Parsed};
 use super::skill_file;
-use super::{Limits, Root, RootRecord, SymlinkPolicy};
+use super::{Limits, Root, RootKind, RootRecord, SymlinkPolicy};
 use crate::boundary::open::{self, Anchor, AnchorFailure, EntryKind, FileId, Opened};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::skill::{Place, Skill, SkillFile, Source};
@@ -370,7 +370,12 @@ impl<'o> Walker<'o> {
         for _ in 0..MAX_ROOT_LINKS {
             match open::open_anchored(&anchor) {
                 Ok(directory) => return Some((directory, anchor, followed)),
-                Err(AnchorFailure::Absent) => return None,
+                Err(AnchorFailure::Absent) => {
+                    if root.kind == RootKind::Extra {
+                        self.extra_root_missing(&root.path);
+                    }
+                    return None;
+                }
                 Err(AnchorFailure::Io { path, source }) => {
                     self.unreadable(&path, &source);
                     return None;
@@ -884,6 +889,21 @@ impl<'o> Walker<'o> {
             return None;
         }
         Some(target)
+    }
+
+    /// An extra root the user named is not there: said, unlike a missing default root.
+    fn extra_root_missing(&mut self, path: &Path) {
+        let what = match fs::symlink_metadata(path) {
+            Ok(_) => "is not a directory",
+            Err(_) => "does not exist",
+        };
+        self.diagnostics.push(Diagnostic::warning(
+            DiagnosticCode::ExtraRootMissing,
+            path,
+            format!(
+                "this extra skills root {what}; check the path (`--extra` on the command line)"
+            ),
+        ));
     }
 
     fn symlink_skipped(&mut self, link: &Path) {
