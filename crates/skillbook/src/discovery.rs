@@ -237,10 +237,12 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    /// Starts a discovery for `workspace` (made absolute against the current directory).
+    /// Starts a discovery for `workspace` (made absolute against the current directory; when
+    /// that cannot be read, a relative workspace stays relative and finds nothing — it is never
+    /// taken from `/`).
     pub fn new(workspace: impl AsRef<Path>) -> Self {
         Discovery {
-            workspace: paths::absolute_against(&paths::current_dir(), workspace.as_ref()),
+            workspace: paths::absolute(workspace.as_ref()),
             namespaces: DEFAULT_NAMESPACES.map(str::to_owned).to_vec(),
             home: Home::default(),
             extra_roots: Vec::new(),

@@ -38,14 +38,40 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
     normalized
 }
 
-/// The process's current directory, or `/` when it cannot be read.
-pub(crate) fn current_dir() -> PathBuf {
-    std::env::current_dir().unwrap_or_else(|_| PathBuf::from(std::path::MAIN_SEPARATOR_STR))
+/// `path` made absolute against the process's current directory and normalised. When the
+/// current directory cannot be read (it was deleted), a relative path stays relative — it is
+/// never taken from `/` — so it names nothing that can be opened.
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    absolute_from(std::env::current_dir().ok().as_deref(), path)
+}
+
+fn absolute_from(current: Option<&Path>, path: &Path) -> PathBuf {
+    match current {
+        Some(current) => absolute_against(current, path),
+        None => normalize(path),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_a_current_directory_a_relative_path_is_never_taken_from_the_root() {
+        assert_eq!(absolute_from(None, Path::new(".")), PathBuf::new());
+        assert_eq!(
+            absolute_from(None, Path::new("a/./b")),
+            PathBuf::from("a/b")
+        );
+        assert_eq!(
+            absolute_from(None, Path::new("/etc")),
+            PathBuf::from("/etc")
+        );
+        assert_eq!(
+            absolute_from(Some(Path::new("/w")), Path::new("a/../b")),
+            PathBuf::from("/w/b")
+        );
+    }
 
     #[test]
     fn normalizes_dots_lexically() {

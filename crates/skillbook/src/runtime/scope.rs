@@ -249,7 +249,7 @@ fn check_provided(
     let Some(file) = provided.source_file() else {
         return Ok(());
     };
-    let workspace = paths::absolute_against(&paths::current_dir(), workspace);
+    let workspace = paths::absolute(workspace);
     let file = paths::absolute_against(&workspace, file);
     if read_roots.iter().any(|root| file.starts_with(root)) {
         Ok(())
