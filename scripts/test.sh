@@ -5,8 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
+# A venv is usable when its own pip runs; a half-made one (say, `python3 -m venv` without the
+# system's venv package) is made again rather than failing on every run.
+venv_works() { [ -x .venv/bin/python ] && .venv/bin/python -m pip --version >/dev/null 2>&1; }
+if ! venv_works; then
+  rm -rf .venv
+  if ! python3 -m venv .venv || ! venv_works; then
+    rm -rf .venv
+    echo "error: cannot create a Python virtual environment in .venv with python3 ($(python3 --version 2>&1))." >&2
+    echo "Install Python >= 3.11 with its venv module (Debian/Ubuntu: apt-get install python3-venv) and run this again." >&2
+    exit 1
+  fi
 fi
 .venv/bin/pip install --quiet --disable-pip-version-check -r scripts/test-requirements.txt
 export SKILLS_REF_BIN="$PWD/.venv/bin/agentskills"

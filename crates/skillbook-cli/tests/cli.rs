@@ -353,9 +353,44 @@ fn show_prints_the_skill_file_and_fails_clearly_for_unknown_names() {
     assert_eq!(stdout(&missing), "");
     assert_eq!(
         stderr(&missing),
-        "error: no skill named `nope` (found: pdf); run `skillbook list` to see skills and \
-         diagnostics\n"
+        "error: no skill named `nope`; run `skillbook list` to see the one skill found\n"
     );
+}
+
+#[test]
+fn show_suggests_close_names_and_stays_quiet_about_other_skills() {
+    let fixture = Fixture::new();
+    for name in ["pdf", "pdf-forms", "docx"] {
+        let text = format!("---\nname: {name}\ndescription: {name} skill\n---\n");
+        fixture.skill(&fixture.root(), name, &text);
+    }
+    // Another skill with a problem: `show pdf` does not speak of it.
+    fixture.skill(
+        &fixture.root(),
+        "noisy",
+        "---\nname: noisy\ndescription: Use when: x\n---\n",
+    );
+    let output = fixture.command().args(["show", "pdff"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        "error: no skill named `pdff`; did you mean one of `pdf`, `pdf-forms`? (run `skillbook \
+         list` to see all 4 skills)\n"
+    );
+    let output = fixture
+        .command()
+        .args(["show", "kubernetes"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stderr(&output),
+        "error: no skill named `kubernetes`; run `skillbook list` to see all 4 skills\n"
+    );
+    let output = fixture.command().args(["show", "pdf"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stderr(&output), "", "only the named skill's diagnostics");
+    let output = fixture.command().args(["show", "noisy"]).output().unwrap();
+    assert!(stderr(&output).starts_with("warning[repaired_yaml]: "));
 }
 
 #[test]

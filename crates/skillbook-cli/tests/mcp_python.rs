@@ -3,7 +3,7 @@
 //!
 //! The Python interpreter is `$MCP_PYTHON`, else `.venv/bin/python` at the repository root. Without
 //! either (or without the `mcp` package in it) the test fails and says how to install it:
-//! `python3 -m venv .venv && .venv/bin/pip install mcp` (`.ci/run` does this).
+//! `bash scripts/test.sh` (or `python3 -m venv .venv && .venv/bin/pip install mcp==2.3.0`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const INSTALL: &str = "install the MCP Python SDK with \
-    `python3 -m venv .venv && .venv/bin/pip install mcp` at the repository root, \
-    or point MCP_PYTHON at a Python that has it";
+const INSTALL: &str = "install the MCP Python SDK with `bash scripts/test.sh` (or \
+    `python3 -m venv .venv && .venv/bin/pip install mcp==2.3.0`) at the repository root, or \
+    point MCP_PYTHON at a Python that has it";
 
 /// The Python that has the `mcp` package.
 fn python() -> PathBuf {

@@ -25,25 +25,20 @@ struct Shown<'a> {
 
 pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcome> {
     let found = settings::discovery(common).discover();
-    if common.format == Format::Text {
-        output::diagnostics(&found.diagnostics);
-    }
     let Some(skill) = found.get(&args.name) else {
-        let known: Vec<&str> = found
-            .skills
-            .iter()
-            .map(|skill| skill.name.as_str())
-            .collect();
-        let known = if known.is_empty() {
-            "no skills were found".to_owned()
-        } else {
-            format!("found: {}", known.join(", "))
-        };
-        anyhow::bail!(
-            "no skill named `{}` ({known}); run `skillbook list` to see skills and diagnostics",
-            args.name.trim()
-        );
+        anyhow::bail!("{}", not_found(&args.name, &found.skills));
     };
+    // Only what concerns this skill: its file's diagnostics.
+    let diagnostics: Vec<&Diagnostic> = found
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.path.starts_with(&skill.directory))
+        .collect();
+    if common.format == Format::Text {
+        for diagnostic in &diagnostics {
+            eprintln!("{diagnostic}");
+        }
+    }
     // Through the skill reader, as a model would read it: a file swapped since discovery is
     // refused, never followed.
     let (content, truncated) = SkillReader::new(&found)
@@ -54,11 +49,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
             skill,
             content: &content,
             truncated,
-            diagnostics: found
-                .diagnostics
-                .iter()
-                .filter(|diagnostic| diagnostic.path == skill.path)
-                .collect(),
+            diagnostics,
         })?,
         Format::Text => {
             let mut stdout = io::stdout().lock();
@@ -69,4 +60,68 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
         }
     }
     Ok(Outcome::Success)
+}
+
+/// The most names suggested for a name that is not found.
+const MAX_SUGGESTIONS: usize = 3;
+
+/// Why `name` was not found, with the closest names when some are close.
+fn not_found(name: &str, skills: &[Skill]) -> String {
+    let name = name.trim();
+    if skills.is_empty() {
+        return format!(
+            "no skill named `{name}`: no skills were found; run `skillbook list` to see where \
+             skillbook looked and what it met"
+        );
+    }
+    let suggestions = closest(name, skills.iter().map(|skill| skill.name.as_str()));
+    let listing = match skills.len() {
+        1 => "run `skillbook list` to see the one skill found".to_owned(),
+        count => format!("run `skillbook list` to see all {count} skills"),
+    };
+    match suggestions.as_slice() {
+        [] => format!("no skill named `{name}`; {listing}"),
+        [only] => format!("no skill named `{name}`; did you mean `{only}`? ({listing})"),
+        several => format!(
+            "no skill named `{name}`; did you mean one of {}? ({listing})",
+            several
+                .iter()
+                .map(|suggestion| format!("`{suggestion}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The names closest to `wanted` (compared ignoring case), best first, ties by name; only names
+/// close enough to be a likely typo.
+fn closest<'n>(wanted: &str, names: impl Iterator<Item = &'n str>) -> Vec<&'n str> {
+    let wanted = wanted.to_lowercase();
+    let mut scored: Vec<(f64, &str)> = names
+        .filter_map(|name| {
+            let score = strsim::jaro_winkler(&wanted, &name.to_lowercase());
+            (score >= 0.85).then_some((score, name))
+        })
+        .collect();
+    scored.sort_by(|left, right| right.0.total_cmp(&left.0).then_with(|| left.1.cmp(right.1)));
+    scored.dedup_by(|left, right| left.1 == right.1);
+    scored
+        .into_iter()
+        .take(MAX_SUGGESTIONS)
+        .map(|(_, name)| name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest;
+
+    #[test]
+    fn suggestions_are_the_close_names_only_best_first() {
+        let names = ["pdf", "pdf-forms", "docx", "xlsx", "web-search"];
+        assert_eq!(closest("pdff", names.into_iter()), ["pdf", "pdf-forms"]);
+        assert_eq!(closest("PDF", names.into_iter())[0], "pdf");
+        assert_eq!(closest("web-serch", names.into_iter()), ["web-search"]);
+        assert!(closest("kubernetes", names.into_iter()).is_empty());
+    }
 }
