@@ -419,7 +419,7 @@ pub(crate) struct ReadTool {
 
 impl ReadTool {
     fn new(reader: SkillReader) -> Self {
-        let schema = read::schema(read::DEFAULT_TOOL_NAME);
+        let schema = read::skill_schema(read::DEFAULT_TOOL_NAME);
         let function = &schema["function"];
         let name = function["name"].as_str().unwrap_or_default().to_owned();
         let description = function["description"]

@@ -76,6 +76,9 @@ pub const DEFAULT_LOOK_AHEAD_BYTES: u64 = 1024 * 1024;
 /// The tool's description, shown to the model in the schema.
 const DESCRIPTION: &str = include_str!("read/description.md");
 
+/// What the tool says of itself when only skills are readable (the skill reader).
+const SKILLS_DESCRIPTION: &str = include_str!("read/skills-description.md");
+
 /// A skill whose SKILL.md gets the compaction marker when read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KnownSkill {
@@ -344,22 +347,42 @@ impl<'boundary> ReadFile<'boundary> {
     }
 }
 
-/// The read tool's definition in the OpenAI function-tool shape, offered under `name`.
+/// The read tool's definition in the OpenAI function-tool shape, offered under `name`, for a
+/// boundary that reads the workspace and the skill roots ([`ReadFile`]).
 #[must_use]
 pub fn schema(name: &str) -> Value {
+    definition(
+        name,
+        DESCRIPTION,
+        "The file to read: absolute, or relative to the workspace (to the first skill directory \
+         when only skills are readable).",
+    )
+}
+
+/// The read tool's definition when only the skills' own files are readable (the
+/// [`crate::SkillReader`] behind the runtime and MCP): it says so, and promises no workspace.
+#[must_use]
+pub fn skill_schema(name: &str) -> Value {
+    definition(
+        name,
+        SKILLS_DESCRIPTION,
+        "The file to read: a skill's location as the catalog lists it, or a file in a skill's \
+         folder (absolute, or relative to the first skill's folder).",
+    )
+}
+
+fn definition(name: &str, description: &str, path: &str) -> Value {
     json!({
         "type": "function",
         "function": {
             "name": name,
-            "description": DESCRIPTION.trim_end(),
+            "description": description.trim_end(),
             "parameters": {
                 "type": "object",
                 "properties": {
                     "path": {
                         "type": "string",
-                        "description": "The file to read: absolute, or relative to the \
-                            workspace (to the first skill directory when only skills are \
-                            readable)."
+                        "description": path
                     },
                     "startLine": {
                         "type": "integer",

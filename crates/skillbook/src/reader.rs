@@ -379,10 +379,10 @@ impl SkillReader {
         Ok((String::from_utf8_lossy(&bytes).into_owned(), cut))
     }
 
-    /// The read tool's definition under `name` (see [`read::schema`]).
+    /// The read tool's definition under `name` (see [`read::skill_schema`]).
     #[must_use]
     pub fn schema(&self, name: &str) -> Value {
-        read::schema(name)
+        read::skill_schema(name)
     }
 
     /// Runs one `read_file` call with the model's arguments.

@@ -465,3 +465,29 @@ fn followed_links_are_opened_on_demand_never_held() {
         "{held} descriptors held after reading 120 linked skills"
     );
 }
+
+#[test]
+fn the_skill_readers_tool_promises_only_the_skills_files() {
+    let found = Discovered::default();
+    let skill_tool = SkillReader::new(&found).schema("read_file");
+    let text = |schema: &Value| {
+        format!(
+            "{} {}",
+            schema["function"]["description"].as_str().unwrap(),
+            schema["function"]["parameters"]["properties"]["path"]["description"]
+                .as_str()
+                .unwrap()
+        )
+    };
+    let skill_text = text(&skill_tool);
+    assert!(
+        skill_text.contains("nothing of the workspace"),
+        "{skill_text}"
+    );
+    assert!(
+        !skill_text.contains("relative to the workspace"),
+        "{skill_text}"
+    );
+    // The workspace boundary's tool does read the workspace, and says so.
+    assert!(text(&crate::read::schema("read_file")).contains("from the workspace"));
+}
