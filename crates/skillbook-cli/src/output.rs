@@ -1,5 +1,6 @@
 //! Writing results: JSON documents on stdout, diagnostics on stderr in text mode.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -44,10 +45,34 @@ pub(crate) fn leave<T>(value: T) {
     std::mem::forget(value);
 }
 
-/// Prints diagnostics on stderr, one per line.
+/// Prints diagnostics on stderr, one per line (control characters shown as escapes).
 pub(crate) fn diagnostics(diagnostics: &[Diagnostic]) {
     let mut stderr = io::stderr().lock();
     for diagnostic in diagnostics {
-        let _ = writeln!(stderr, "{diagnostic}");
+        let _ = writeln!(stderr, "{}", printable(&diagnostic.to_string()));
     }
+}
+
+/// `text` for a terminal: every control character but line feed, tab and a carriage return
+/// ending a line is shown as an escape (`\u{1b}`), so nothing a skill holds — a name, a
+/// description, a folder's name — can move the cursor, retitle the window or ring the bell.
+pub(crate) fn printable(text: &str) -> Cow<'_, str> {
+    let unsafe_at = |index: usize, c: char| {
+        c.is_control()
+            && c != '\n'
+            && c != '\t'
+            && !(c == '\r' && text[index + 1..].starts_with('\n'))
+    };
+    if !text.char_indices().any(|(index, c)| unsafe_at(index, c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 16);
+    for (index, c) in text.char_indices() {
+        if unsafe_at(index, c) {
+            shown.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            shown.push(c);
+        }
+    }
+    Cow::Owned(shown)
 }

@@ -846,3 +846,47 @@ fn a_followed_skill_file_link_to_etc_passwd_opens_that_file_only() {
         );
     }
 }
+
+/// Nothing a skill holds reaches the terminal raw: control characters in a description or a
+/// folder's name are shown as escapes by `list`, `show` and the diagnostics.
+#[cfg(unix)]
+#[test]
+fn control_characters_are_shown_escaped_on_the_terminal() {
+    let fixture = Fixture::new();
+    let text = "---\nname: bell\ndescription: \"Rings \\a and \\e]0;pwned\\a\"\n---\nBody \u{1b}[2J\r\nend\n";
+    fixture.skill(&fixture.root(), "bell", text);
+    fixture.skill(
+        &fixture.root(),
+        "odd\u{1b}[31m",
+        "---\ndescription: [broken\n---\n",
+    );
+    let raw = |bytes: &[u8]| bytes.iter().any(|byte| matches!(byte, 0x07 | 0x1b | 0x9b));
+    let list = fixture.command().arg("list").output().unwrap();
+    assert!(!raw(&list.stdout) && !raw(&list.stderr), "{list:?}");
+    assert!(stdout(&list).contains("Rings \\u{7} and \\u{1b}]0;pwned\\u{7}"));
+    assert!(
+        stderr(&list).contains("odd\\u{1b}[31m"),
+        "{}",
+        stderr(&list)
+    );
+    let show = fixture.command().args(["show", "bell"]).output().unwrap();
+    assert!(!raw(&show.stdout) && !raw(&show.stderr), "{show:?}");
+    assert!(
+        stdout(&show).contains("Body \\u{1b}[2J\r\nend"),
+        "{}",
+        stdout(&show)
+    );
+    assert!(stderr(&show).starts_with("warning[control_character]: "));
+    // JSON keeps the text as it is (escaped by JSON itself).
+    let json = fixture
+        .command()
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(!raw(&json.stdout));
+    let listing: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        listing["skills"][0]["description"],
+        "Rings \u{7} and \u{1b}]0;pwned\u{7}"
+    );
+}

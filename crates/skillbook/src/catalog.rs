@@ -198,11 +198,11 @@ impl<'a> CatalogEntry<'a> {
 
     fn render_into(&self, text: &mut String) {
         text.push_str("  <skill>\n    <name>");
-        text.push_str(&escape_xml(self.name.trim()));
+        text.push_str(&escape_xml(&carriable(self.name.trim())));
         text.push_str("</name>\n    <description>");
-        text.push_str(&escape_xml(self.description.trim()));
+        text.push_str(&escape_xml(&carriable(self.description.trim())));
         text.push_str("</description>\n    <location>");
-        text.push_str(&escape_xml(&self.location));
+        text.push_str(&escape_xml(&carriable(&self.location)));
         text.push_str("</location>\n  </skill>\n");
     }
 }
@@ -290,6 +290,25 @@ impl fmt::Display for Fingerprint {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(formatter, "{:016x}", self.0)
     }
+}
+
+/// `text` with the control characters XML cannot carry (and that would drive a terminal)
+/// replaced by U+FFFD; tab and line feed stay.
+fn carriable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(crate::skill::is_unsafe_control) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if crate::skill::is_unsafe_control(c) {
+                    '\u{fffd}'
+                } else {
+                    c
+                }
+            })
+            .collect(),
+    )
 }
 
 /// Escapes `&`, `<`, `>`, `"` and `'` for XML text and attribute values.

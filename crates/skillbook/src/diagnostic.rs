@@ -67,6 +67,8 @@ pub enum DiagnosticCode {
     SymlinkSkipped,
     /// An extra root named by the user does not exist or is not a directory.
     ExtraRootMissing,
+    /// A description holds control characters, which the catalog replaces.
+    ControlCharacter,
     /// A symbolic link points nowhere.
     BrokenSymlink,
     /// Following a symbolic link would revisit a directory already being walked.
@@ -144,6 +146,7 @@ impl DiagnosticCode {
             DiagnosticCode::BrokenSymlink => "broken_symlink",
             DiagnosticCode::SymlinkLoop => "symlink_loop",
             DiagnosticCode::ExtraRootMissing => "extra_root_missing",
+            DiagnosticCode::ControlCharacter => "control_character",
             DiagnosticCode::Unreadable => "unreadable",
             DiagnosticCode::DepthLimit => "depth_limit",
             DiagnosticCode::DirectoryLimit => "directory_limit",

@@ -119,6 +119,7 @@ pub(crate) fn class(code: DiagnosticCode) -> Class {
         | Code::ByteOrderMark
         | Code::LeadingBlankLines
         | Code::TabCharacter
+        | Code::ControlCharacter
         | Code::Shadowed => Class::Repair,
         Code::UnknownField | Code::CrlfLineEnds | Code::LowercaseFileName => Class::Convention,
         Code::NotRegularFile

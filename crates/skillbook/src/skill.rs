@@ -120,6 +120,20 @@ impl Skill {
         let name = resolve_name(&document, &path, &directory, diagnostics);
         let description = first_non_blank([document.description, document.first_paragraph])
             .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
+        if let Some(control) = description.chars().find(|c| is_unsafe_control(*c)) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    DiagnosticCode::ControlCharacter,
+                    &path,
+                    format!(
+                        "the description holds the control character U+{:04X}; the catalog shows \
+                         such characters as U+FFFD (XML cannot carry them)",
+                        u32::from(control)
+                    ),
+                )
+                .with_hint("remove control characters from the description"),
+            );
+        }
         Skill {
             name,
             description,
@@ -142,6 +156,12 @@ impl Skill {
     pub fn is_model_visible(&self) -> bool {
         !self.disable_model_invocation
     }
+}
+
+/// A character the catalog cannot carry as it is: a C0 control other than tab and line feed,
+/// or U+007F–U+009F (XML 1.0 forbids most of them, even escaped, and they drive terminals).
+pub(crate) fn is_unsafe_control(character: char) -> bool {
+    character.is_control() && character != '\t' && character != '\n'
 }
 
 /// The first usable name of: the front matter's `name`, the first heading, the directory's

@@ -59,11 +59,16 @@ fn print_text(found: &Discovered) -> io::Result<()> {
         writeln!(
             stdout,
             "{:<width$}  {:<9}  {}{manual}",
-            skill.name,
+            output::printable(&skill.name),
             skill.source.as_str(),
-            skill.path.display()
+            output::printable(&skill.path.to_string_lossy())
         )?;
-        writeln!(stdout, "{:<width$}  {}", "", skill.description)?;
+        writeln!(
+            stdout,
+            "{:<width$}  {}",
+            "",
+            output::printable(&skill.description)
+        )?;
     }
     stdout.flush()
 }

@@ -36,7 +36,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
         .collect();
     if common.format == Format::Text {
         for diagnostic in &diagnostics {
-            eprintln!("{diagnostic}");
+            eprintln!("{}", output::printable(&diagnostic.to_string()));
         }
     }
     // Through the skill reader, as a model would read it: a file swapped since discovery is
@@ -53,7 +53,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
         })?,
         Format::Text => {
             let mut stdout = io::stdout().lock();
-            stdout.write_all(content.as_bytes())?;
+            stdout.write_all(output::printable(&content).as_bytes())?;
             if truncated {
                 writeln!(stdout, "\n[cut at {MAX_SHOWN_BYTES} bytes]")?;
             }

@@ -43,7 +43,7 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
                     ('~', &changes.changed),
                 ] {
                     for name in names {
-                        writeln!(stdout, "{mark} {name}")?;
+                        writeln!(stdout, "{mark} {}", output::printable(name))?;
                     }
                 }
             }

@@ -174,3 +174,19 @@ fn thousands_of_skills_are_all_listed_in_order() {
     let last = catalog.text.find("<name>s01999</name>").unwrap();
     assert!(first < last);
 }
+
+#[test]
+fn control_characters_never_reach_the_catalog() {
+    let description = "Sets the title\u{1b}]0;pwned\u{7} then\r rings \u{9b}31m and\ttabs";
+    let entry = CatalogEntry::new("pdf", description, "/s/pdf/SKILL.md", true);
+    let text = Catalog::from_entries([entry]).render().unwrap().text;
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{text:?}"
+    );
+    assert!(text.contains(
+        "Sets the title\u{fffd}]0;pwned\u{fffd} then\u{fffd} rings \u{fffd}31m and\ttabs"
+    ));
+}

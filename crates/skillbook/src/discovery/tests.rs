@@ -794,3 +794,19 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_description_with_control_characters_is_reported() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    let file = skill(
+        &root,
+        "bell",
+        "name: bell\ndescription: \"Rings \\a and \\e[31m\"",
+    );
+    let found = discover(workspace.path());
+    assert_eq!(found.skills[0].description, "Rings \u{7} and \u{1b}[31m");
+    assert_eq!(codes(&found), ["control_character"]);
+    assert_eq!(found.diagnostics[0].path, file);
+    assert!(found.diagnostics[0].message.contains("U+0007"));
+}
