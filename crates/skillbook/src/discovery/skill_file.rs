@@ -1,9 +1,10 @@
 //! Reading one opened skill file for discovery: only as far as needed, never past the size
 //! limit. (Opening it is [`crate::boundary`]'s business.)
 //!
-//! Discovery reads the first [`HEAD_BYTES`] of a file where it opens it and closes it at once,
-//! so no descriptor waits for a parser; the parser scans those bytes and says when it needs
-//! more (a front matter longer than the head, a body fallback further down), which is rare.
+//! Discovery reads the first [`HEAD_BYTES`] of a file where it opens it and closes it at once
+//! when the page cache holds them (a file that would wait for the disk is read by a parser
+//! thread instead, a bounded number at a time); the parser scans those bytes and says when it
+//! needs more (a front matter longer than the head, a body fallback further down), which is rare.
 
 use std::fs::File;
 use std::io::{self, Read};

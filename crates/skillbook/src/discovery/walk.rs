@@ -5,7 +5,8 @@
 //! file beneath its folder's handle (see [`crate::boundary`]). A folder swapped for a link while
 //! the walk runs is met as a link — skipped and reported, or followed when the user asked for
 //! that — so a `SKILL.md` from outside the roots never reaches the catalog. The handles held at
-//! once are one per level of the directory being searched, whatever the number of skills.
+//! once are one per level of the directory being searched, whatever the number of skills, plus
+//! at most 16 skill files handed to parser threads to be read from the disk ([`super::parse`]).
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
