@@ -33,6 +33,17 @@ pub(crate) enum Command {
     /// Serve the skills to an MCP client on stdin and stdout (Skills extension); logs go to
     /// stderr.
     Mcp,
+    /// Print a completion script for a shell (for example `skillbook completions bash >
+    /// ~/.local/share/bash-completion/completions/skillbook`).
+    Completions(CompletionsArgs),
+}
+
+/// Options of `skillbook completions`.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
 }
 
 /// Options shared by every command (SPEC §9).

@@ -890,3 +890,38 @@ fn control_characters_are_shown_escaped_on_the_terminal() {
         "Rings \u{7} and \u{1b}]0;pwned\u{7}"
     );
 }
+
+#[test]
+fn completion_scripts_cover_the_commands_and_parse() {
+    let fixture = Fixture::new();
+    for (shell, first) in [
+        ("bash", "_skillbook() {"),
+        ("zsh", "#compdef skillbook"),
+        ("fish", "# Print an optspec"),
+    ] {
+        let output = Command::cargo_bin("skillbook")
+            .unwrap()
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        let script = stdout(&output);
+        assert!(
+            script.lines().next().unwrap_or_default().starts_with(first),
+            "{shell}: {script}"
+        );
+        for command in ["list", "catalog", "check", "mcp", "workspace"] {
+            assert!(script.contains(command), "{shell} lacks {command}");
+        }
+        if shell == "bash" {
+            let file = fixture.workspace.path().join("skillbook.bash");
+            fs::write(&file, &script).unwrap();
+            let status = std::process::Command::new("bash")
+                .arg("-n")
+                .arg(&file)
+                .status()
+                .unwrap();
+            assert!(status.success(), "bash cannot parse the script");
+        }
+    }
+}

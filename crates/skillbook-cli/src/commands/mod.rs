@@ -14,9 +14,9 @@ mod watch;
 
 /// Runs the parsed command line.
 pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
-    // The demo reads only the skills built into the binary; every other command reads the
-    // workspace, which must be there.
-    if !matches!(cli.command, Command::Demo)
+    // The demo reads only the skills built into the binary and completions read nothing; every
+    // other command reads the workspace, which must be there.
+    if !matches!(cli.command, Command::Demo | Command::Completions(_))
         && let Some(problem) = workspace_problem(&cli.common.workspace)
     {
         eprintln!("error: {problem}");
@@ -31,6 +31,16 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Watch => watch::run(&cli.common),
         Command::Check(args) => check::run(&cli.common, args),
         Command::Mcp => mcp::run(&cli.common),
+        Command::Completions(args) => {
+            let mut command = <crate::cli::Cli as clap::CommandFactory>::command();
+            clap_complete::generate(
+                args.shell,
+                &mut command,
+                "skillbook",
+                &mut std::io::stdout(),
+            );
+            Ok(Outcome::Success)
+        }
     }
 }
 
