@@ -132,13 +132,9 @@ pub(crate) fn read(
         len: opened.len,
         complete,
     };
+    // A whole file never needs more bytes; were it to, an empty document beats a panic.
     Ok(scan(&head, path, max_bytes, needs, keep_text)
-        .unwrap_or_else(|| unreachable_incomplete(path)))
-}
-
-/// A whole file never needs more bytes; should it, the document is empty rather than a panic.
-fn unreachable_incomplete(path: &Path) -> (SkillDocument, Option<String>) {
-    (Scanner::new(path, Needs::Catalog).finish(), None)
+        .unwrap_or_else(|| (Scanner::new(path, needs).finish(), None)))
 }
 
 /// Scans what was read as `needs` asks; `None` when the head ends before the scanner has what

@@ -810,3 +810,54 @@ fn a_description_with_control_characters_is_reported() {
     assert_eq!(found.diagnostics[0].path, file);
     assert!(found.diagnostics[0].message.contains("U+0007"));
 }
+
+/// A file whose beginning was not enough is read again after the walk, beneath its root by
+/// handles: if its folder or the file itself was replaced in between, it is reported, never read
+/// from the replacement.
+#[test]
+fn a_long_skill_file_replaced_before_it_is_read_again_is_reported_not_read() {
+    for replace_folder in [false, true] {
+        let workspace = workspace();
+        let root = workspace.path().join(".agents/skills");
+        let long = skill(&root, "s001", &long_front_matter(1));
+        let discovery = Discovery::new(workspace.path());
+        let mut walker = walk::Walker::new(
+            SymlinkPolicy::Skip,
+            Limits::default(),
+            false,
+            None,
+            None,
+            false,
+        );
+        for found_root in discovery.roots() {
+            walker.walk_root(&found_root, Source::Workspace);
+        }
+        // Same path, same text, another file (or another folder) now; the old ones are kept
+        // so that their inodes cannot be reused.
+        let text = fs::read(&long).unwrap();
+        if replace_folder {
+            fs::rename(root.join("s001"), root.join("old")).unwrap();
+            fs::create_dir(root.join("s001")).unwrap();
+        } else {
+            fs::rename(&long, root.join("s001/old.md")).unwrap();
+        }
+        fs::write(&long, text).unwrap();
+        let walked = walker.finish(Vec::new());
+        assert!(walked.skills.is_empty(), "replace folder: {replace_folder}");
+        let reported: Vec<_> = walked
+            .diagnostics
+            .iter()
+            .map(|diagnostic| (diagnostic.code.as_str(), diagnostic.path.clone()))
+            .collect();
+        assert_eq!(
+            reported,
+            [("unreadable", long.clone())],
+            "replace folder: {replace_folder}"
+        );
+        assert!(
+            walked.diagnostics[0]
+                .message
+                .contains("replaced or removed")
+        );
+    }
+}

@@ -275,20 +275,18 @@ impl<'o> Walker<'o> {
                     .ok_or_else(changed)
                     .and_then(|root| {
                         let directory =
-                            open::open_anchored(&root.anchor).map_err(|failure| match failure {
-                                AnchorFailure::Io { source, .. } => source,
-                                _ => changed(),
-                            })?;
-                        same(&directory.dir_metadata()?, root.id)?;
+                            open::open_verified(&root.anchor, root.id).map_err(verify_failure)?;
                         let folder = open::open_dir_path(&directory, &slot.place.relative)?;
-                        same(&folder.dir_metadata()?, slot.place.id)?;
+                        let folder = open::verify(folder, slot.place.id).map_err(verify_failure)?;
                         open::open_file_nofollow(&folder, name.as_ref())
                     })
             }
         };
         let mut bytes = Vec::new();
         let read = opened.and_then(|mut opened| {
-            same(&opened.metadata, slot.file_id)?;
+            if FileId::of(&opened.metadata) != slot.file_id {
+                return Err(changed());
+            }
             let len = opened.metadata.len();
             let max_bytes = self.limits.max_file_bytes;
             skill_file::read_head(&mut opened.file, len, max_bytes, true, &mut bytes)?;
@@ -959,12 +957,11 @@ fn changed() -> io::Error {
     io::Error::other("it was replaced or removed while discovery read it; discover again")
 }
 
-/// Checks that `metadata` describes the object `expected`.
-fn same(metadata: &impl cap_fs_ext::MetadataExt, expected: FileId) -> io::Result<()> {
-    if FileId::of(metadata) == expected {
-        Ok(())
-    } else {
-        Err(changed())
+/// A directory that is no longer the one the walk met, as an I/O error.
+fn verify_failure(failure: open::VerifyFailure) -> io::Error {
+    match failure {
+        open::VerifyFailure::Changed => changed(),
+        open::VerifyFailure::Io(error) => error,
     }
 }
 
