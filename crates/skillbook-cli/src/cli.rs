@@ -72,6 +72,46 @@ pub(crate) struct CommonArgs {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
+    /// When to use colours: `auto` colours a terminal unless the `NO_COLOR` environment variable
+    /// is set (and not empty).
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = Color::Auto)]
+    pub(crate) color: Color,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Color {
+    /// Colours on a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Colours, even into a pipe or file.
+    Always,
+    /// No colours.
+    Never,
+}
+
+impl Color {
+    /// Whether to colour a stream that is (or is not) a terminal.
+    pub(crate) fn enabled(self, terminal: bool) -> bool {
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => terminal && !no_color(),
+        }
+    }
+
+    /// The same choice for clap's own help and errors.
+    pub(crate) fn for_clap(self) -> clap::ColorChoice {
+        match self {
+            Color::Always => clap::ColorChoice::Always,
+            Color::Never => clap::ColorChoice::Never,
+            Color::Auto if no_color() => clap::ColorChoice::Never,
+            Color::Auto => clap::ColorChoice::Auto,
+        }
+    }
+}
+
+/// `NO_COLOR` is set to something (<https://no-color.org>).
+fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

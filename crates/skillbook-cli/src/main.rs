@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 mod cli;
 mod commands;
@@ -12,16 +12,99 @@ mod settings;
 
 fn main() -> ExitCode {
     return_large_buffers_to_the_system();
-    let cli = cli::Cli::parse();
-    init_logging();
+    let color = color_requested(std::env::args_os().skip(1));
+    let parsed = cli::Cli::command()
+        .color(color.for_clap())
+        .try_get_matches()
+        .and_then(|matches| cli::Cli::from_arg_matches(&matches));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(error) => return argument_error(&error),
+    };
+    init_logging(cli.common.color);
+    let format = cli.common.format;
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),
         // The reader went away (`skillbook list | head`): nothing left to say to anyone.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            let _ = output::error(format, error_code(&error), &format!("{error:#}"));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Reports a command line clap could not parse (or `--help`/`--version`), with clap's exit
+/// code. Under `--format json` it is a JSON document on stdout like every other error:
+/// `{"error": "usage", "message": …}`, `{"help": …}` or `{"version": …}`.
+fn argument_error(error: &clap::Error) -> ExitCode {
+    if !json_requested(std::env::args_os().skip(1)) {
+        error.exit();
+    }
+    let text = error.render().to_string();
+    let document = match error.kind() {
+        clap::error::ErrorKind::DisplayHelp => serde_json::json!({ "help": text }),
+        clap::error::ErrorKind::DisplayVersion => {
+            serde_json::json!({ "version": env!("CARGO_PKG_VERSION") })
+        }
+        _ => {
+            let message = text.trim_end();
+            let message = message.strip_prefix("error: ").unwrap_or(message);
+            serde_json::json!({ "error": "usage", "message": message })
+        }
+    };
+    let _ = output::json(&document);
+    ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
+}
+
+/// The `--color` the arguments ask for, read before parsing so that clap's own help and errors
+/// follow it too (`auto` when absent or not one of the choices; the parser reports that).
+fn color_requested(arguments: impl Iterator<Item = std::ffi::OsString>) -> cli::Color {
+    let mut previous_was_color = false;
+    let mut color = cli::Color::Auto;
+    for argument in arguments {
+        if argument == "--" {
+            break;
+        }
+        let value = match argument.to_str() {
+            Some(value) if previous_was_color => Some(value),
+            Some(value) => value.strip_prefix("--color="),
+            None => None,
+        };
+        if let Some(value) = value {
+            color = <cli::Color as clap::ValueEnum>::from_str(value, false).unwrap_or(color);
+        }
+        previous_was_color = argument == "--color";
+    }
+    color
+}
+
+/// Whether the arguments ask for `--format json`, read without the parser (which has just
+/// refused them): `--format json` or `--format=json` anywhere before a lone `--`.
+fn json_requested(arguments: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let mut previous_was_format = false;
+    for argument in arguments {
+        if argument == "--" {
+            break;
+        }
+        if (previous_was_format && argument == "json") || argument == "--format=json" {
+            return true;
+        }
+        previous_was_format = argument == "--format";
+    }
+    false
+}
+
+/// The stable code of an error no command reported itself: `io` for an input or output
+/// failure, `failed` for anything else.
+fn error_code(error: &anyhow::Error) -> &'static str {
+    if error
+        .chain()
+        .any(|cause| cause.downcast_ref::<std::io::Error>().is_some())
+    {
+        "io"
+    } else {
+        "failed"
     }
 }
 
@@ -58,15 +141,55 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 /// Logs go to stderr only (stdout carries results, and is the MCP channel). `RUST_LOG` tunes it.
 ///
 /// By default rmcp logs only errors: it warns about every error response it sends, which is the
-/// client's business, not the server operator's. Colours only on a terminal (MCP clients often
-/// write a server's stderr to a log file).
-fn init_logging() {
+/// client's business, not the server operator's. Colours as `--color` says; by default only on
+/// a terminal (MCP clients often write a server's stderr to a log file).
+fn init_logging(color: cli::Color) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_ansi(color.enabled(std::io::stderr().is_terminal()))
         .without_time()
         .init();
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::{cli::Color, color_requested, json_requested};
+
+    fn arguments(line: &str) -> impl Iterator<Item = OsString> {
+        line.split(' ')
+            .map(OsString::from)
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+
+    #[test]
+    fn json_is_requested_in_either_spelling_anywhere_before_a_lone_double_dash() {
+        assert!(json_requested(arguments("--format json lsit")));
+        assert!(json_requested(arguments("lsit --nope --format=json")));
+        assert!(!json_requested(arguments("list --format text")));
+        assert!(!json_requested(arguments("list json")));
+        assert!(!json_requested(arguments("read -- --format json")));
+    }
+
+    #[test]
+    fn the_last_valid_color_choice_wins_before_parsing() {
+        assert_eq!(color_requested(arguments("list")), Color::Auto);
+        assert_eq!(
+            color_requested(arguments("--color never list")),
+            Color::Never
+        );
+        assert_eq!(
+            color_requested(arguments("--color=always list --color never")),
+            Color::Never
+        );
+        assert_eq!(
+            color_requested(arguments("--color purple list")),
+            Color::Auto
+        );
+    }
 }

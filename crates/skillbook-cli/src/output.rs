@@ -1,4 +1,5 @@
-//! Writing results: JSON documents on stdout, diagnostics on stderr in text mode.
+//! Writing results: JSON documents on stdout, diagnostics on stderr in text mode, and errors in
+//! the one shape every command shares.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -6,6 +7,8 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use skillbook::Diagnostic;
+
+use crate::cli::Format;
 
 /// How a command ended, beyond "it worked".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +29,45 @@ impl Outcome {
             Outcome::UsageError => ExitCode::from(2),
         }
     }
+}
+
+/// Reports an error the way `format` asks, and returns `outcome` for the command to end with.
+///
+/// Text: `error: MESSAGE` on stderr (control characters escaped). JSON: the one error document
+/// every command shares, `{"error": CODE, "message": MESSAGE}`, alone on stdout. `code` is
+/// stable and snake_case; scripts match on it.
+pub(crate) fn fail(
+    format: Format,
+    code: &str,
+    message: &str,
+    outcome: Outcome,
+) -> anyhow::Result<Outcome> {
+    error(format, code, message)?;
+    Ok(outcome)
+}
+
+/// Writes an error as [`fail`] does.
+pub(crate) fn error(format: Format, code: &str, message: &str) -> anyhow::Result<()> {
+    match format {
+        Format::Json => json(&ErrorDocument {
+            error: code,
+            message,
+        }),
+        Format::Text => Ok(writeln!(
+            io::stderr().lock(),
+            "error: {}",
+            printable(message)
+        )?),
+    }
+}
+
+/// The error document of every command under `--format json` (SPEC §9).
+#[derive(Serialize)]
+pub(crate) struct ErrorDocument<'a> {
+    /// A stable, snake_case code.
+    pub(crate) error: &'a str,
+    /// What happened and what to do, for a person.
+    pub(crate) message: &'a str,
 }
 
 /// Prints `value` as pretty JSON on stdout.

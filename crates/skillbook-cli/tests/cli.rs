@@ -413,9 +413,9 @@ fn a_workspace_that_is_missing_or_a_file_is_a_usage_error_in_every_command() {
     let file = fixture.workspace.path().join("a-file");
     fs::write(&file, "x").unwrap();
     let missing = fixture.workspace.path().join("no/such");
-    let commands: [&[&str]; 8] = [
+    // Under `--format json` the same error is a JSON document on stdout (tested below).
+    let commands: [&[&str]; 7] = [
         &["list"],
-        &["list", "--format", "json"],
         &["catalog"],
         &["show", "pdf"],
         &["read", "SKILL.md"],
@@ -679,7 +679,9 @@ fn watch_prints_changes_as_json_lines() {
         .args(["--no-home", "--format", "json", "--workspace"])
         .arg(fixture.workspace.path())
         .arg("watch")
+        .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // Lines are read on a thread so that a silent watcher fails the test instead of hanging it.
@@ -695,19 +697,39 @@ fn watch_prints_changes_as_json_lines() {
         serde_json::from_str(&line.expect("a line from `skillbook watch` within 30 s")).unwrap()
     };
     let ready = next();
-    assert_eq!(ready, json!({"event": "ready", "skills": 0}));
+    assert_eq!(
+        ready,
+        json!({"event": "ready", "skills": 0, "diagnostics": []})
+    );
     fixture.skill(
         &fixture.root(),
         "fresh",
         "---\nname: fresh\ndescription: F.\n---\n",
     );
     let changed = next();
-    child.kill().unwrap();
-    child.wait().unwrap();
     assert_eq!(
         changed,
-        json!({"event": "changed", "added": ["fresh"], "removed": [], "changed": []})
+        json!({"event": "changed", "added": ["fresh"], "removed": [], "changed": [],
+               "diagnostics": []})
     );
+    // A change that brings a problem carries it in the same line, as JSON, not as text.
+    fixture.skill(
+        &fixture.root(),
+        "colon",
+        "---\nname: colon\ndescription: Use when: asked\n---\n",
+    );
+    let changed = next();
+    child.kill().unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(changed["added"], json!(["colon"]));
+    let codes: Vec<&Value> = changed["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|diagnostic| &diagnostic["code"])
+        .collect();
+    assert_eq!(codes, [&json!("repaired_yaml")], "{changed}");
+    assert!(output.stderr.is_empty(), "{}", stderr(&output));
 }
 
 #[test]
@@ -924,4 +946,155 @@ fn completion_scripts_cover_the_commands_and_parse() {
             assert!(status.success(), "bash cannot parse the script");
         }
     }
+}
+
+#[test]
+fn every_error_is_one_json_document_with_a_code_under_format_json() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "pdf",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\n",
+    );
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["--format", "json", "lsit"], 2, "usage"),
+        (&["list", "--budget", "9", "--format=json"], 2, "usage"),
+        (&["show", "--format", "json"], 2, "usage"),
+        (&["--format", "json"], 2, "usage"),
+        (&["show", "pdff", "--format", "json"], 1, "skill_not_found"),
+        (&["check", "no/such", "--format", "json"], 2, "not_found"),
+        (
+            &["read", "../../etc/passwd", "--format", "json"],
+            1,
+            "outside_boundary",
+        ),
+    ];
+    for (arguments, code, error) in cases {
+        let output = fixture.command().args(*arguments).output().unwrap();
+        assert_eq!(output.status.code(), Some(*code), "{arguments:?}");
+        let document: Value = serde_json::from_str(&stdout(&output))
+            .unwrap_or_else(|_| panic!("{arguments:?}: {}", stdout(&output)));
+        assert_eq!(document["error"], *error, "{arguments:?}");
+        assert_eq!(
+            document.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["error", "message"],
+            "{arguments:?}"
+        );
+        assert!(!document["message"].as_str().unwrap().is_empty());
+        assert!(
+            output.stderr.is_empty(),
+            "{arguments:?}: {}",
+            stderr(&output)
+        );
+        // The same failure in text: the same exit code, a line on stderr, nothing on stdout.
+        let text: Vec<&str> = arguments
+            .iter()
+            .copied()
+            .filter(|argument| !argument.contains("json"))
+            .map(|argument| {
+                if argument == "--format" {
+                    "--no-home"
+                } else {
+                    argument
+                }
+            })
+            .collect();
+        let output = fixture.command().args(&text).output().unwrap();
+        assert_eq!(output.status.code(), Some(*code), "{text:?}");
+        if *error != "outside_boundary" {
+            assert!(output.stdout.is_empty(), "{text:?}");
+            assert!(stderr(&output).starts_with("error: "), "{text:?}");
+        }
+    }
+    // A workspace that is not there, in every command that reads one.
+    for command in ["list", "catalog", "show", "read", "watch", "check", "mcp"] {
+        let mut arguments = vec![command];
+        if matches!(command, "show" | "read") {
+            arguments.push("x");
+        }
+        let output = Command::cargo_bin("skillbook")
+            .unwrap()
+            .args(["--workspace", "/no/such/dir", "--format", "json"])
+            .args(&arguments)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        let document: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(document["error"], "invalid_workspace", "{command}");
+    }
+}
+
+#[test]
+fn help_version_demo_and_completions_are_json_under_format_json() {
+    let fixture = Fixture::new();
+    let json_of = |arguments: &[&str]| -> Value {
+        let output = fixture.command().args(arguments).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{arguments:?}");
+        serde_json::from_str(&stdout(&output)).unwrap()
+    };
+    assert!(
+        json_of(&["--format", "json", "--help"])["help"]
+            .as_str()
+            .unwrap()
+            .contains("Usage: skillbook")
+    );
+    assert_eq!(
+        json_of(&["--version", "--format", "json"])["version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    let completions = json_of(&["completions", "fish", "--format", "json"]);
+    assert_eq!(completions["shell"], "fish");
+    assert!(
+        completions["script"]
+            .as_str()
+            .unwrap()
+            .contains("complete -c skillbook")
+    );
+    let demo = json_of(&["demo", "--format", "json"]);
+    let paths = demo["paths"].as_array().unwrap();
+    assert_eq!(paths.len(), 3);
+    // The refused `..` read of path 3 is an `outside_boundary` error, as the README says.
+    let last_call = paths[2]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|step| step["kind"] == "call")
+        .unwrap();
+    assert_eq!(last_call["is_error"], true);
+    assert_eq!(last_call["result"]["error"], "outside_boundary");
+}
+
+#[test]
+fn colours_follow_the_color_option_and_no_color() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "notes",
+        "---\nname: notes\ndescription: Use when: asked\n---\n",
+    );
+    let escape = |arguments: &[&str], no_color: Option<&str>| {
+        let mut command = fixture.command();
+        command.env_remove("NO_COLOR");
+        if let Some(value) = no_color {
+            command.env("NO_COLOR", value);
+        }
+        let output = command.args(arguments).output().unwrap();
+        output.stdout.contains(&0x1b)
+    };
+    // Into a pipe: no colours unless asked for.
+    assert!(!escape(&["check"], None));
+    assert!(escape(&["check", "--color", "always"], None));
+    assert!(
+        escape(&["--color=always", "check"], Some("1")),
+        "the option wins"
+    );
+    assert!(!escape(&["check", "--color", "never"], None));
+    assert!(escape(&["--color", "always", "--help"], None));
+    assert!(!escape(&["--color", "never", "--help"], None));
+    let output = fixture
+        .command()
+        .args(["--color", "purple", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
 }

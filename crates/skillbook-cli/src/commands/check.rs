@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use serde::Serialize;
-use skillbook::validate::{Checker, Mode, Report};
+use skillbook::validate::{CheckErrorKind, Checker, Mode, Report};
 use skillbook::{Diagnostic, DiagnosticCode, Severity};
 
 use crate::cli::{CheckArgs, CommonArgs, Format};
@@ -49,14 +49,17 @@ pub(crate) fn run(common: &CommonArgs, args: &CheckArgs) -> anyhow::Result<Outco
         match check_paths(&checker, &args.paths) {
             Ok(report) => report,
             Err(error) => {
-                eprintln!("error: {error}");
-                return Ok(Outcome::UsageError);
+                let code = match error.kind() {
+                    CheckErrorKind::NotFound => "not_found",
+                    _ => "not_a_skill_file",
+                };
+                return output::fail(common.format, code, &error.to_string(), Outcome::UsageError);
             }
         }
     };
     match common.format {
         Format::Json => output::json(&to_json(&report))?,
-        Format::Text => print_text(&report)?,
+        Format::Text => print_text(&report, common.color.enabled(io::stdout().is_terminal()))?,
     }
     Ok(if report.is_valid() {
         Outcome::Success
@@ -97,8 +100,7 @@ fn to_json(report: &Report) -> CheckJson<'_> {
 }
 
 /// Each problem as a compiler prints it, then a summary line, on stdout.
-fn print_text(report: &Report) -> io::Result<()> {
-    let colored = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+fn print_text(report: &Report, colored: bool) -> io::Result<()> {
     let renderer = if colored {
         Renderer::styled()
     } else {

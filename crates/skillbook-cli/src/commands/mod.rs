@@ -1,7 +1,7 @@
 //! One module per command. Each returns an [`Outcome`] or an error for `main` to report.
 
-use crate::cli::{Cli, Command};
-use crate::output::Outcome;
+use crate::cli::{Cli, Command, CompletionsArgs, Format};
+use crate::output::{self, Outcome};
 
 mod catalog;
 mod check;
@@ -19,11 +19,15 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
     if !matches!(cli.command, Command::Demo | Command::Completions(_))
         && let Some(problem) = workspace_problem(&cli.common.workspace)
     {
-        eprintln!("error: {problem}");
-        return Ok(Outcome::UsageError);
+        return output::fail(
+            cli.common.format,
+            "invalid_workspace",
+            &problem,
+            Outcome::UsageError,
+        );
     }
     match &cli.command {
-        Command::Demo => demo::run(),
+        Command::Demo => demo::run(cli.common.format),
         Command::List => list::run(&cli.common),
         Command::Catalog(args) => catalog::run(&cli.common, args),
         Command::Show(args) => show::run(&cli.common, args),
@@ -31,16 +35,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Watch => watch::run(&cli.common),
         Command::Check(args) => check::run(&cli.common, args),
         Command::Mcp => mcp::run(&cli.common),
-        Command::Completions(args) => {
-            let mut command = <crate::cli::Cli as clap::CommandFactory>::command();
-            clap_complete::generate(
-                args.shell,
-                &mut command,
-                "skillbook",
-                &mut std::io::stdout(),
-            );
-            Ok(Outcome::Success)
-        }
+        Command::Completions(args) => completions(cli.common.format, args),
     }
 }
 
@@ -71,4 +66,20 @@ fn workspace_problem(workspace: &std::path::Path) -> Option<String> {
             workspace.display()
         )),
     }
+}
+
+/// `skillbook completions SHELL`: the script on stdout; under `--format json` the document
+/// `{"shell": …, "script": …}`.
+fn completions(format: Format, args: &CompletionsArgs) -> anyhow::Result<Outcome> {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "skillbook", &mut script);
+    match format {
+        Format::Json => output::json(&serde_json::json!({
+            "shell": args.shell.to_string(),
+            "script": String::from_utf8_lossy(&script),
+        }))?,
+        Format::Text => std::io::Write::write_all(&mut std::io::stdout().lock(), &script)?,
+    }
+    Ok(Outcome::Success)
 }

@@ -2,7 +2,6 @@
 
 use std::io::{self, Write};
 
-use anyhow::Context;
 use serde::Serialize;
 use skillbook::{Diagnostic, Skill, SkillReader};
 
@@ -26,7 +25,8 @@ struct Shown<'a> {
 pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcome> {
     let found = settings::discovery(common).discover();
     let Some(skill) = found.get(&args.name) else {
-        anyhow::bail!("{}", not_found(&args.name, &found.skills));
+        let message = not_found(&args.name, &found.skills);
+        return output::fail(common.format, "skill_not_found", &message, Outcome::Failure);
     };
     // Only what concerns this skill: its file's diagnostics.
     let diagnostics: Vec<&Diagnostic> = found
@@ -41,9 +41,19 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
     }
     // Through the skill reader, as a model would read it: a file swapped since discovery is
     // refused, never followed.
-    let (content, truncated) = SkillReader::new(&found)
-        .skill_text(&skill.name, MAX_SHOWN_BYTES)
-        .with_context(|| format!("cannot read {}", skill.path.display()))?;
+    let (content, truncated) =
+        match SkillReader::new(&found).skill_text(&skill.name, MAX_SHOWN_BYTES) {
+            Ok(read) => read,
+            Err(error) => {
+                let message = format!("cannot read {}: {error}", skill.path.display());
+                return output::fail(
+                    common.format,
+                    error.code().as_str(),
+                    &message,
+                    Outcome::Failure,
+                );
+            }
+        };
     match common.format {
         Format::Json => output::json(&Shown {
             skill,

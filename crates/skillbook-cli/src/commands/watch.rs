@@ -1,42 +1,77 @@
 //! `skillbook watch`: print skill changes as they happen, until interrupted.
+//!
+//! Text: a `watching …` line, then `+ name`, `- name`, `~ name` per change on stdout, with the
+//! diagnostics of each discovery on stderr. JSON: one document per line on stdout — `{"event":
+//! "ready", "skills": N, "diagnostics": […]}` first, then `{"event": "changed", "added": […],
+//! "removed": […], "changed": […], "diagnostics": […]}` — with the diagnostics of the skills as
+//! they now are.
 
 use std::io::{self, Write};
 use std::sync::mpsc;
 
-use serde_json::json;
+use serde::Serialize;
+use skillbook::Diagnostic;
 use skillbook::watch::{Changes, SkillWatcher};
 
 use crate::cli::{CommonArgs, Format};
 use crate::output::{self, Outcome};
 use crate::settings;
 
+/// One line of `watch --format json`.
+#[derive(Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum Event<'a> {
+    Ready {
+        skills: usize,
+        diagnostics: &'a [Diagnostic],
+    },
+    Changed {
+        #[serde(flatten)]
+        changes: &'a Changes,
+        diagnostics: &'a [Diagnostic],
+    },
+}
+
 pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
     let discovery = settings::discovery(common);
     let roots = discovery.roots().len();
-    let (sender, receiver) = mpsc::channel::<Changes>();
+    let (sender, receiver) = mpsc::channel::<(Changes, Vec<Diagnostic>)>();
     let watcher = SkillWatcher::start(discovery, move |found, changes| {
-        output::diagnostics(&found.diagnostics);
-        let _ = sender.send(changes.clone());
+        let _ = sender.send((changes.clone(), found.diagnostics.clone()));
     })?;
-    let skills = watcher.current().skills.len();
+    let current = watcher.current();
     let format = common.format;
     let mut stdout = io::stdout().lock();
     match format {
-        Format::Json => writeln!(stdout, "{}", json!({"event": "ready", "skills": skills}))?,
-        Format::Text => writeln!(
-            stdout,
-            "watching {roots} roots; {skills} skills (Ctrl-C to stop)"
+        Format::Json => line(
+            &mut stdout,
+            &Event::Ready {
+                skills: current.skills.len(),
+                diagnostics: &current.diagnostics,
+            },
         )?,
+        Format::Text => {
+            output::diagnostics(&current.diagnostics);
+            writeln!(
+                stdout,
+                "watching {roots} roots; {} skills (Ctrl-C to stop)",
+                current.skills.len()
+            )?;
+        }
     }
+    drop(current);
     stdout.flush()?;
-    for changes in receiver {
+    for (changes, diagnostics) in receiver {
         match format {
-            Format::Json => {
-                let mut line = serde_json::to_value(&changes)?;
-                line["event"] = json!("changed");
-                writeln!(stdout, "{line}")?;
-            }
+            Format::Json => line(
+                &mut stdout,
+                &Event::Changed {
+                    changes: &changes,
+                    diagnostics: &diagnostics,
+                },
+            )?,
             Format::Text => {
+                output::diagnostics(&diagnostics);
                 for (mark, names) in [
                     ('+', &changes.added),
                     ('-', &changes.removed),
@@ -51,4 +86,11 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
         stdout.flush()?;
     }
     Ok(Outcome::Success)
+}
+
+/// Writes `event` as one JSON line.
+fn line(out: &mut impl Write, event: &Event<'_>) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *out, event)?;
+    writeln!(out)?;
+    Ok(())
 }
