@@ -176,4 +176,9 @@ pub(crate) struct CheckArgs {
     /// Make every finding an error: unknown fields, repaired YAML, tabs, `\r\n`, …
     #[arg(long)]
     pub(crate) strict: bool,
+    /// Accept a front matter field the format does not define (repeatable); the fields
+    /// skillbook and major clients read (`disable-model-invocation`, `argument-hint`, `model`,
+    /// …) are accepted already.
+    #[arg(long = "allow-field", value_name = "NAME")]
+    pub(crate) allow_fields: Vec<String>,
 }

@@ -294,9 +294,119 @@ fn an_empty_folder_is_a_problem_not_a_usage_error() {
 }
 
 #[test]
-fn the_example_skills_pass_the_standard_check() {
+fn the_example_skills_pass_strict() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills");
-    let output = Fixture::new().check(&[examples.to_str().unwrap()]);
+    let output = Fixture::new().check(&["--strict", examples.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-    assert!(stdout(&output).ends_with("checked 3 skills: 0 errors, 1 warning\n"));
+    assert!(
+        stdout(&output).ends_with("no problems\n"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn client_fields_are_accepted_and_others_can_be_allowed() {
+    let fixture = Fixture::new();
+    fixture.write(
+        "skills/deploy/SKILL.md",
+        "---\nname: deploy\ndescription: Deploy the app.\ndisable-model-invocation: true\n\
+         argument-hint: \"[environment]\"\nuser-invocable: true\nmodel: haiku\neffort: low\n\
+         context: fork\nagent: Explore\nhooks:\n  Stop:\n    - command: echo done\n\
+         paths: \"deploy/**\"\nshell: bash\n---\nDeploy.\n",
+    );
+    let output = fixture.check(&["--strict", "skills"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+
+    fixture.write(
+        "skills/notes/SKILL.md",
+        "---\nname: notes\ndescription: Take notes.\nversion: \"2\"\nowner: ann\n---\nNotes.\n",
+    );
+    let codes = |output: &Output| -> Vec<(String, String)> {
+        let report: Value = serde_json::from_str(&stdout(output)).unwrap();
+        report["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|problem| {
+                let field = problem["message"].as_str().unwrap().split('`').nth(1);
+                (
+                    problem["code"].as_str().unwrap().to_owned(),
+                    field.unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let output = fixture.check(&["--strict", "skills", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let found = codes(&output);
+    assert_eq!(
+        found,
+        [
+            ("unknown_field".to_owned(), "version".to_owned()),
+            ("unknown_field".to_owned(), "owner".to_owned())
+        ]
+    );
+    let text = stdout(&fixture.check(&["skills"]));
+    assert!(
+        text.contains("allow it with --allow-field version"),
+        "{text}"
+    );
+    let output = fixture.check(&[
+        "--strict",
+        "skills",
+        "--allow-field",
+        "version",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        codes(&output),
+        [("unknown_field".to_owned(), "owner".to_owned())]
+    );
+    let output = fixture.check(&[
+        "--strict",
+        "skills",
+        "--allow-field",
+        "version",
+        "--allow-field",
+        "owner",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+#[test]
+fn a_list_of_allowed_tools_is_a_warning_with_the_string_to_write() {
+    let fixture = Fixture::new();
+    fixture.write(
+        "skills/tools/SKILL.md",
+        "---\nname: tools\ndescription: Use tools.\nallowed-tools:\n  - Read\n  - Bash(git:*)\n---\n",
+    );
+    let output = fixture.check(&["skills", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let problem = &report["problems"][0];
+    assert_eq!(problem["severity"], "warning");
+    assert_eq!(problem["code"], "non_string_value");
+    assert_eq!(
+        problem["hint"],
+        "write it as one string: allowed-tools: Read Bash(git:*)"
+    );
+    assert_eq!(
+        (problem["line"].clone(), problem["column"].clone()),
+        (json!(4), json!(15))
+    );
+    assert_eq!(
+        fixture.check(&["--strict", "skills"]).status.code(),
+        Some(1)
+    );
+    // A list of something else is still the wrong type.
+    fixture.write(
+        "skills/tools/SKILL.md",
+        "---\nname: tools\ndescription: Use tools.\nallowed-tools:\n  - name: Read\n---\n",
+    );
+    let output = fixture.check(&["skills", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["problems"][0]["code"], "invalid_field_type");
 }

@@ -33,7 +33,10 @@ struct Case {
 
 /// The deliberate deviations, mirrored from the table in `docs/check.md`: case name →
 /// (skillbook `--strict` says valid, the reference says valid).
-const DEVIATIONS: [(&str, bool, bool); 11] = [
+const DEVIATIONS: [(&str, bool, bool); 14] = [
+    ("manual_only_field", true, false),
+    ("client_fields", true, false),
+    ("block_list_allowed_tools", false, true),
     ("flow_map_metadata", true, false),
     ("anchors_and_aliases", true, false),
     ("dashes_inside_quoted_value", true, false),
@@ -218,6 +221,28 @@ fn cases() -> Vec<Case> {
             "flow_map_metadata",
             "flow-map",
             &["metadata: {author: ann}"],
+        ),
+        named(
+            "client_fields",
+            "client-fields",
+            &[
+                "argument-hint: \"[issue-number]\"",
+                "user-invocable: false",
+                "model: haiku",
+                "effort: low",
+                "context: fork",
+                "agent: Explore",
+                "hooks:",
+                "  Stop:",
+                "    - command: echo done",
+                "paths: \"src/**/*.rs\"",
+                "shell: bash",
+            ],
+        ),
+        named(
+            "block_list_allowed_tools",
+            "block-list",
+            &["allowed-tools:", "  - Read", "  - Grep"],
         ),
         named(
             "flow_list_allowed_tools",

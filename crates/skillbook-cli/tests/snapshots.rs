@@ -1,8 +1,9 @@
 //! Every command's output, text and JSON, as snapshots: a change to what users and scripts see
 //! shows up in review as a changed `.snap` file, never by accident.
 //!
-//! The fixture is made here (three skills: one well-formed, one with a repaired value, one
-//! manual-only); the temporary directories are replaced with `[WS]` and `[HOME]`. To accept an
+//! The fixture is made here (three skills: one whose body links a file under the wrong case,
+//! one with a repaired value, one manual-only); the temporary directories are replaced with `[WS]` and `[HOME]`, and the
+//! catalog's fingerprint (which covers them) with `[FINGERPRINT]`. To accept an
 //! intended change, run the tests with `INSTA_UPDATE=always` and review the diff.
 #![allow(
     clippy::unwrap_used,
@@ -31,12 +32,13 @@ impl Fixture {
         write(
             &root.join("pdf/SKILL.md"),
             "---\nname: pdf\ndescription: Fill PDF forms. Use when the user mentions a PDF.\n\
-             license: MIT\n---\n# PDF\n\nRead `reference.md` first.\n",
+             license: MIT\n---\n# PDF\n\nRead `reference.md` first, then [the forms](FORMS.md).\n",
         );
         write(
             &root.join("pdf/reference.md"),
             "# Fields\n\nOne per line.\n",
         );
+        write(&root.join("pdf/forms.md"), "# Forms\n");
         write(
             &root.join("notes/SKILL.md"),
             "---\nname: notes\ndescription: Take notes. Use when: the user asks\n---\nBody.\n",
@@ -68,8 +70,18 @@ impl Fixture {
             String::from_utf8(output.stdout).unwrap(),
             String::from_utf8(output.stderr).unwrap()
         );
-        text.replace(&self.workspace.path().display().to_string(), "[WS]")
-            .replace(&self.home.path().display().to_string(), "[HOME]")
+        let text = text
+            .replace(&self.workspace.path().display().to_string(), "[WS]")
+            .replace(&self.home.path().display().to_string(), "[HOME]");
+        // The catalog's fingerprint covers the real (temporary) paths.
+        text.lines()
+            .map(|line| match line.split_once("\"fingerprint\": \"") {
+                Some((indent, _)) => format!("{indent}\"fingerprint\": \"[FINGERPRINT]\","),
+                None => line.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
     }
 }
 

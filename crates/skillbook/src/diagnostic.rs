@@ -127,6 +127,12 @@ pub enum DiagnosticCode {
     /// A name (from the front matter or the first heading) cannot name a skill: it holds a `/`
     /// or a control character. The skill takes the next name in line instead.
     UnusableName,
+    /// The body refers to a file of the skill (a Markdown link, an image, a link definition, or
+    /// a path in inline code) that is not in the skill's folder.
+    BrokenReference,
+    /// The body refers to a file outside the skill's folder: an absolute path, a path that climbs
+    /// out with `..`, or one that leads out through a symbolic link.
+    ReferenceOutsideSkill,
 }
 
 impl DiagnosticCode {
@@ -173,6 +179,8 @@ impl DiagnosticCode {
             DiagnosticCode::UnknownField => "unknown_field",
             DiagnosticCode::NoSkillFound => "no_skill_found",
             DiagnosticCode::UnusableName => "unusable_name",
+            DiagnosticCode::BrokenReference => "broken_reference",
+            DiagnosticCode::ReferenceOutsideSkill => "reference_outside_skill",
         }
     }
 }

@@ -26,7 +26,9 @@
 //! 5. **`metadata`** is a mapping (`invalid_field_type`, `empty_field`) of keys to strings
 //!    (`metadata_value_not_string`).
 //! 6. Values YAML reads as numbers, booleans or null where text belongs (`version: 1.0`) are
-//!    `non_string_value`; fields the format does not define are `unknown_field`.
+//!    `non_string_value`, and so is a list of tools under `allowed-tools` (some clients read
+//!    one; the format asks for a string); fields the format does not define are
+//!    `unknown_field`, except [`CLIENT_FIELDS`], which skillbook or a major client reads.
 //!
 //! How serious each finding is depends on the [`Mode`]: discovery uses [`Mode::Lenient`],
 //! `skillbook check` uses [`Mode::Standard`], and `skillbook check --strict` uses
@@ -55,7 +57,9 @@ mod rules;
 mod skill_name;
 
 pub use name::MAX_NAME_CHARACTERS;
-pub use rules::{FORMAT_FIELDS, MAX_COMPATIBILITY_CHARACTERS, MAX_DESCRIPTION_CHARACTERS};
+pub use rules::{
+    CLIENT_FIELDS, FORMAT_FIELDS, MAX_COMPATIBILITY_CHARACTERS, MAX_DESCRIPTION_CHARACTERS,
+};
 pub(crate) use skill_name::name_key;
 pub use skill_name::{NameError, SkillName};
 
@@ -88,6 +92,9 @@ pub(crate) enum Class {
     Convention,
     /// About the walk, not a file's content: the severity discovery gave it.
     Walk,
+    /// What the body refers to, checked against the skill's folder: never reported in lenient
+    /// mode (discovery does not look past the skill file), an error only when strict.
+    Lint,
 }
 
 pub(crate) fn class(code: DiagnosticCode) -> Class {
@@ -131,6 +138,7 @@ pub(crate) fn class(code: DiagnosticCode) -> Class {
         | Code::DepthLimit
         | Code::DirectoryLimit
         | Code::NoSkillFound => Class::Walk,
+        Code::BrokenReference | Code::ReferenceOutsideSkill => Class::Lint,
     }
 }
 
@@ -141,9 +149,9 @@ pub(crate) fn severity(code: DiagnosticCode, mode: Mode, found: Severity) -> Opt
         (Class::Walk, _) => Some(found),
         (Class::Broken, _) | (Class::Format, Mode::Standard | Mode::Strict) => Some(Error),
         (Class::Format | Class::Repair, Mode::Lenient) => Some(Warning),
-        (Class::Repair | Class::Convention, Mode::Standard) => Some(Warning),
-        (Class::Repair | Class::Convention, Mode::Strict) => Some(Error),
-        (Class::Convention, Mode::Lenient) => None,
+        (Class::Repair | Class::Convention | Class::Lint, Mode::Standard) => Some(Warning),
+        (Class::Repair | Class::Convention | Class::Lint, Mode::Strict) => Some(Error),
+        (Class::Convention | Class::Lint, Mode::Lenient) => None,
     }
 }
 
@@ -162,8 +170,19 @@ pub(crate) fn grade(diagnostics: Vec<Diagnostic>, mode: Mode) -> Vec<Diagnostic>
 /// graded for `mode`, in line order. `path` is the skill file; its directory's name is the one
 /// the `name` must equal.
 pub fn check_document(path: &Path, document: &SkillDocument, mode: Mode) -> Vec<Diagnostic> {
+    check_document_allowing(path, document, mode, &[])
+}
+
+/// [`check_document`], with `allowed_fields` accepted as if the format defined them (no
+/// `unknown_field` for them).
+pub(crate) fn check_document_allowing(
+    path: &Path,
+    document: &SkillDocument,
+    mode: Mode,
+    allowed_fields: &[String],
+) -> Vec<Diagnostic> {
     let mut diagnostics = document.diagnostics.clone();
-    diagnostics.extend(rules::check(path, document));
+    diagnostics.extend(rules::check(path, document, allowed_fields));
     let mut diagnostics = grade(diagnostics, mode);
     diagnostics.sort_by_key(|diagnostic| diagnostic.line);
     diagnostics
@@ -177,5 +196,5 @@ pub fn check_text(path: &Path, text: &str, mode: Mode) -> Vec<Diagnostic> {
 /// The format's rules in [`Mode::Lenient`], without the reader's own diagnostics (discovery
 /// reports those already).
 pub(crate) fn lenient_findings(path: &Path, document: &SkillDocument) -> Vec<Diagnostic> {
-    grade(rules::check(path, document), Mode::Lenient)
+    grade(rules::check(path, document, &[]), Mode::Lenient)
 }

@@ -4,6 +4,21 @@
 //! files to check — a `SKILL.md`, a skill directory, or a directory of skills searched as
 //! discovery searches a root — and grades each finding for a [`Mode`].
 //!
+//! Beyond the format's rules, a [`Checker`] looks at what the body of each skill file refers to,
+//! beneath a handle on the skill's folder (so these need the disk, and [`check_text`] and
+//! [`check_document`] do not report them):
+//!
+//! - `broken_reference`: a file the body points at — a Markdown link or image, a `[label]: path`
+//!   definition, or inline code that reads as a path of the skill (`scripts/fill.py`) — is not in
+//!   the skill's folder. The hint names the file meant when one matches in another case, by file
+//!   name, or as a near miss (`FORMS.md` → `forms.md`).
+//! - `reference_outside_skill`: a reference leaves the skill's folder — an absolute path, `..`
+//!   climbing out, or a symbolic link inside the skill that leads out (never followed) — whether
+//!   or not the file exists.
+//!
+//! Both are warnings, errors under [`Mode::Strict`], and never reported in [`Mode::Lenient`]:
+//! discovery does not look them up. URLs, anchors and code blocks are not references.
+//!
 //! ```
 //! use std::path::Path;
 //! use skillbook::validate::{self, Mode};
@@ -13,7 +28,7 @@
 //! assert_eq!(problems[0].code.as_str(), "name_not_lowercase");
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -22,13 +37,14 @@ use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::discovery::{Discovery, Home, Limits, SymlinkPolicy};
 use crate::frontmatter::SkillDocument;
 
+mod references;
 mod source;
 
-use crate::format::{Class, class, grade};
 pub use crate::format::{
-    FORMAT_FIELDS, MAX_COMPATIBILITY_CHARACTERS, MAX_DESCRIPTION_CHARACTERS, MAX_NAME_CHARACTERS,
-    Mode, check_document, check_text,
+    CLIENT_FIELDS, FORMAT_FIELDS, MAX_COMPATIBILITY_CHARACTERS, MAX_DESCRIPTION_CHARACTERS,
+    MAX_NAME_CHARACTERS, Mode, check_document, check_text,
 };
+use crate::format::{Class, check_document_allowing, class, grade, severity};
 
 /// What a check found.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -131,6 +147,7 @@ pub struct Checker {
     mode: Mode,
     symlinks: SymlinkPolicy,
     limits: Limits,
+    allowed_fields: Vec<String>,
 }
 
 impl Checker {
@@ -140,7 +157,16 @@ impl Checker {
             mode,
             symlinks: SymlinkPolicy::default(),
             limits: Limits::default(),
+            allowed_fields: Vec::new(),
         }
+    }
+
+    /// Accepts a front matter field the format does not define, as if it did: no
+    /// `unknown_field` for it. For fields a client you target reads; [`CLIENT_FIELDS`] are
+    /// accepted already.
+    pub fn allow_field(&mut self, name: impl Into<String>) -> &mut Self {
+        self.allowed_fields.push(name.into());
+        self
     }
 
     /// What to do with symbolic links below a directory, and with a linked `SKILL.md` given
@@ -282,14 +308,32 @@ impl Checker {
 
     /// The graded findings of one parsed skill file, with the source line of each.
     fn report_of(&self, path: &Path, document: &SkillDocument, text: &str) -> Report {
-        let diagnostics = check_document(path, document, self.mode);
+        let mut diagnostics =
+            check_document_allowing(path, document, self.mode, &self.allowed_fields);
+        // Lenient mode (discovery's) never reports references, so it never looks them up.
+        let reported = severity(
+            DiagnosticCode::BrokenReference,
+            self.mode,
+            Severity::Warning,
+        );
+        if reported.is_some() {
+            let found = references::check(path, text, document.body_line);
+            diagnostics.extend(grade(found, self.mode));
+            diagnostics.sort_by_key(|diagnostic| diagnostic.line);
+        }
+        let wanted: BTreeSet<u64> = diagnostics
+            .iter()
+            .filter_map(|diagnostic| diagnostic.line)
+            .collect();
         let mut source_lines = BTreeMap::new();
-        for line in diagnostics.iter().filter_map(|diagnostic| diagnostic.line) {
-            let index = usize::try_from(line - 1).unwrap_or(usize::MAX);
-            if let Some(text) = text.lines().nth(index) {
+        for (number, text) in (1..).zip(text.lines()) {
+            if wanted.contains(&number) {
                 let text = text.strip_prefix('\u{feff}').unwrap_or(text);
                 let text = text.strip_suffix('\r').unwrap_or(text);
-                source_lines.insert((path.to_path_buf(), line), text.to_owned());
+                source_lines.insert((path.to_path_buf(), number), text.to_owned());
+            }
+            if wanted.last().is_none_or(|last| number >= *last) {
+                break;
             }
         }
         Report {

@@ -520,6 +520,29 @@ pub(crate) fn open_resolved(directory: &Dir, relative: &Path) -> io::Result<Open
     open_file_nofollow(&folder, name)
 }
 
+/// Whether anything — a file, a folder, a special file — is at `relative` beneath `directory`,
+/// with links resolved only while they stay beneath it ([`resolve_beneath`]); nothing is opened.
+/// An empty `relative` is `directory` itself. A lookup that fails for another reason than
+/// absence (permissions, a name too long) counts as present: only what is surely missing is
+/// reported missing.
+///
+/// # Errors
+///
+/// [`Resolve::Escape`] when a link on the way leads out of `directory` (also one swapped in
+/// after resolving), or the path enters a folder that is never served;
+/// [`Resolve::TooManyLinks`] for a chain of links too long to follow.
+pub(crate) fn exists_beneath(directory: &Dir, relative: &Path) -> Result<bool, Resolve> {
+    let resolved = resolve_beneath(directory, relative)?;
+    if resolved.as_os_str().is_empty() {
+        return Ok(true);
+    }
+    match directory.symlink_metadata(&resolved) {
+        Ok(_) => Ok(true),
+        Err(error) if is_escape(&error) => Err(Resolve::Escape),
+        Err(error) => Ok(!is_absent(&error)),
+    }
+}
+
 /// Opens a file the user named by its path, without blocking (a FIFO opens at once; the caller
 /// inspects [`Opened::metadata`]); follows a final link only when asked.
 pub(crate) fn open_named_file(path: &Path, follow_link: bool) -> io::Result<Opened> {

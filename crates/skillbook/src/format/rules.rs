@@ -23,8 +23,21 @@ pub const FORMAT_FIELDS: [&str; 6] = [
     "allowed-tools",
 ];
 
-/// Fields outside the format that skillbook itself reads.
-const SKILLBOOK_FIELDS: [&str; 1] = ["disable-model-invocation"];
+/// Fields outside the format that skillbook or a major client reads, accepted by `check` as if
+/// the format defined them: `disable-model-invocation` (skillbook reads it: the skill is
+/// manual-only) and the fields Claude Code documents for a `SKILL.md`.
+pub const CLIENT_FIELDS: [&str; 10] = [
+    "disable-model-invocation",
+    "argument-hint",
+    "user-invocable",
+    "model",
+    "effort",
+    "context",
+    "agent",
+    "hooks",
+    "paths",
+    "shell",
+];
 
 /// The most characters a description may have.
 pub const MAX_DESCRIPTION_CHARACTERS: usize = 1024;
@@ -64,7 +77,11 @@ impl<'a> Findings<'a> {
 }
 
 /// Applies every rule to `document`, read from the skill file `path`.
-pub(super) fn check(path: &Path, document: &SkillDocument) -> Vec<Diagnostic> {
+pub(super) fn check(
+    path: &Path,
+    document: &SkillDocument,
+    allowed_fields: &[String],
+) -> Vec<Diagnostic> {
     let text = FrontMatterText::new(document);
     let mut findings = Findings {
         path,
@@ -90,7 +107,7 @@ pub(super) fn check(path: &Path, document: &SkillDocument) -> Vec<Diagnostic> {
     check_front_matter_layout(&mut findings, &text);
     let as_yaml = read_as_yaml(document);
     if as_yaml {
-        check_unknown_fields(&mut findings, &text, &document.fields);
+        check_unknown_fields(&mut findings, &text, &document.fields, allowed_fields);
     }
     check_name(&mut findings, path, &text, document, as_yaml);
     check_description(&mut findings, &text, document, as_yaml);
@@ -172,16 +189,15 @@ fn check_unknown_fields(
     findings: &mut Findings<'_>,
     text: &FrontMatterText<'_>,
     fields: &Map<String, Value>,
+    allowed_fields: &[String],
 ) {
     for key in fields.keys() {
-        if FORMAT_FIELDS.contains(&key.as_str()) {
+        if FORMAT_FIELDS.contains(&key.as_str())
+            || CLIENT_FIELDS.contains(&key.as_str())
+            || allowed_fields.iter().any(|allowed| allowed == key)
+        {
             continue;
         }
-        let hint = if SKILLBOOK_FIELDS.contains(&key.as_str()) {
-            format!("skillbook reads `{key}`; keep it only if the clients you target read it too")
-        } else {
-            format!("move `{key}` under `metadata:`, or remove it")
-        };
         findings.push(
             DiagnosticCode::UnknownField,
             text.key(key).map(|line| line.key),
@@ -189,7 +205,10 @@ fn check_unknown_fields(
                 "`{key}` is not a field of the Agent Skills format; clients that follow the \
                  format strictly refuse the skill"
             ),
-            hint,
+            format!(
+                "move `{key}` under `metadata:`, or remove it; if a client you target reads it, \
+                 allow it with --allow-field {key}"
+            ),
         );
     }
 }
@@ -398,12 +417,23 @@ fn check_optional_text(
             return;
         }
         Field::Structured(kind) => {
-            findings.push(
-                DiagnosticCode::InvalidFieldType,
-                key_line.map(|line| line.value),
-                format!("`{key}` is a YAML {kind} but must be a string"),
-                text_hint(key, fields.get(key)),
-            );
+            if key == "allowed-tools" && is_list_of_text(fields.get(key)) {
+                // Some clients read a list of tools; the format asks for one string.
+                findings.push(
+                    DiagnosticCode::NonStringValue,
+                    key_line.map(|line| line.value),
+                    "`allowed-tools` is a YAML list; the format asks for one space-separated \
+                     string, and clients that follow it refuse a list",
+                    text_hint(key, fields.get(key)),
+                );
+            } else {
+                findings.push(
+                    DiagnosticCode::InvalidFieldType,
+                    key_line.map(|line| line.value),
+                    format!("`{key}` is a YAML {kind} but must be a string"),
+                    text_hint(key, fields.get(key)),
+                );
+            }
             return;
         }
     };
@@ -422,6 +452,12 @@ fn check_optional_text(
 }
 
 /// How to write a list-valued field as one string.
+/// A non-empty list whose items are all text.
+fn is_list_of_text(value: Option<&Value>) -> bool {
+    matches!(value, Some(Value::Array(items))
+        if !items.is_empty() && items.iter().all(Value::is_string))
+}
+
 fn text_hint(key: &str, value: Option<&Value>) -> String {
     let items: Option<Vec<String>> = match value {
         Some(Value::Array(items)) => items

@@ -263,8 +263,13 @@ fn a_literal_block_description_counts_its_final_line_end() {
 #[test]
 fn optional_fields_must_be_strings() {
     let fields = |lines: &[&str]| standard("s", &[&["name: s", "description: d"], lines].concat());
+    // A list of tools: some clients read it, the format asks for a string.
     assert_eq!(
         fields(&["allowed-tools:", "  - Read", "  - Grep"]),
+        [warning("non_string_value", 4, 15)]
+    );
+    assert_eq!(
+        fields(&["allowed-tools:", "  - tool: Read"]),
         [error("invalid_field_type", 4, 15)]
     );
     let diagnostics = check_in(
@@ -320,12 +325,7 @@ fn metadata_is_a_mapping_of_strings() {
 
 #[test]
 fn unknown_fields_depend_on_the_mode() {
-    let lines = [
-        "name: s",
-        "description: d",
-        "version: 2",
-        "disable-model-invocation: true",
-    ];
+    let lines = ["name: s", "description: d", "version: 2", "owner: ann"];
     assert_eq!(front_matter("s", &lines, Mode::Lenient), []);
     assert_eq!(
         front_matter("s", &lines, Mode::Standard),
@@ -345,15 +345,39 @@ fn unknown_fields_depend_on_the_mode() {
     );
     assert_eq!(
         strict[0].hint.as_deref(),
-        Some("move `version` under `metadata:`, or remove it")
-    );
-    assert_eq!(
-        strict[1].hint.as_deref(),
         Some(
-            "skillbook reads `disable-model-invocation`; keep it only if the clients you target \
-             read it too"
+            "move `version` under `metadata:`, or remove it; if a client you target reads it, \
+             allow it with --allow-field version"
         )
     );
+}
+
+#[test]
+fn client_fields_and_allowed_fields_are_not_unknown() {
+    let mut lines = vec!["name: s", "description: d"];
+    let client: Vec<String> = CLIENT_FIELDS
+        .iter()
+        .map(|field| format!("{field}: x"))
+        .collect();
+    lines.extend(client.iter().map(String::as_str));
+    assert_eq!(front_matter("s", &lines, Mode::Strict), []);
+
+    let root = tempfile::tempdir().unwrap();
+    let skill = root.path().join("s");
+    std::fs::create_dir(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: s\ndescription: d\nversion: \"2\"\nowner: ann\n---\n",
+    )
+    .unwrap();
+    let mut checker = Checker::new(Mode::Strict);
+    checker.allow_field("owner");
+    let report = checker.check_path(&skill).unwrap();
+    assert_eq!(
+        summarize(&report.diagnostics),
+        [error("unknown_field", 4, 1)]
+    );
+    assert!(report.diagnostics[0].message.contains("`version`"));
 }
 
 #[test]
@@ -802,3 +826,5 @@ fn text_that_yaml_1_1_readers_type_is_reported_but_kept_as_written() {
         Some("quote it: description: \"1.10\"")
     );
 }
+
+mod references;
