@@ -255,7 +255,8 @@ fn usage_errors_exit_with_2() {
     assert_eq!(stdout(&missing), "");
     assert_eq!(
         stderr(&missing),
-        "error: nowhere: no such file or directory\n"
+        "error: nowhere: no such file or directory; give a skill directory, a SKILL.md, or a \
+         directory of skills\n"
     );
     let not_a_skill = fixture.check(&["README.md"]);
     assert_eq!(not_a_skill.status.code(), Some(2));

@@ -173,7 +173,8 @@ async fn a_file_swapped_after_indexing_is_refused_without_blocking() {
         (
             ErrorCode::INTERNAL_ERROR,
             "`skill://pdf/refs/guide.md` could not be read: the path is outside the directories \
-             this tool may read; use a path inside the workspace or a skill directory"
+             this tool may read; use a skill's location from the catalog, or a path inside that \
+             skill's folder"
         )
     );
     let error = swap_and_read(&|| symlink("/dev/zero", &guide).unwrap()).await;

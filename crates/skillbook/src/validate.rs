@@ -120,7 +120,9 @@ impl CheckError {
 #[non_exhaustive]
 pub enum CheckErrorKind {
     /// Nothing exists at the path.
-    #[error("no such file or directory")]
+    #[error(
+        "no such file or directory; give a skill directory, a SKILL.md, or a directory of skills"
+    )]
     NotFound,
     /// The path is a file that is not named `SKILL.md` or `skill.md`.
     #[error("not a skill file: give a skill directory, a SKILL.md, or a directory of skills")]

@@ -16,8 +16,8 @@ pub enum BoundaryError {
     /// The path lies outside every readable root, or a symbolic link on the way leads out of its
     /// root.
     #[error(
-        "the path is outside the directories this tool may read; \
-         use a path inside the workspace or a skill directory"
+        "the path is outside the directories this tool may read; use a skill's location from \
+         the catalog, or a path inside that skill's folder"
     )]
     OutsideBoundary,
 
