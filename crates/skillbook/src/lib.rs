@@ -67,6 +67,7 @@ mod paths;
 pub mod read;
 pub mod reader;
 pub mod runtime;
+pub mod search;
 mod skill;
 pub mod sources;
 pub mod uri;
