@@ -24,6 +24,8 @@ pub(crate) enum Command {
     Catalog(CatalogArgs),
     /// Print one skill's SKILL.md.
     Show(ShowArgs),
+    /// Find the skills that match a task, as the model's `search_skills` tool does.
+    Search(SearchArgs),
     /// Run the `read_file` tool as a model would and print its JSON result.
     Read(ReadArgs),
     /// Print skills added, removed or changed as it happens (`+`, `-`, `~`), until interrupted.
@@ -135,9 +137,21 @@ pub(crate) struct CatalogArgs {
     /// The reader tool the catalog tells the model to use.
     #[arg(long, value_name = "NAME", default_value = "read_file")]
     pub(crate) tool_name: String,
-    /// The most characters the catalog may take; skills that do not fit are counted, not listed.
+    /// The most characters the catalog may take: it shortens every entry alike (first
+    /// sentences, then names only, then no list and a search tool) until it fits.
     #[arg(long, value_name = "CHARS")]
     pub(crate) budget: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// The task, in a few words.
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    pub(crate) query: Vec<String>,
+    /// The most skills to return (at most 20).
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(1..=20))]
+    pub(crate) limit: u64,
 }
 
 #[derive(Debug, Args)]

@@ -308,25 +308,136 @@ fn catalog_of_only_manual_skills_prints_nothing() {
 }
 
 #[test]
-fn catalog_budget_counts_what_was_left_out() {
+fn catalog_budget_shortens_every_entry_and_reports_the_tier() {
     let fixture = Fixture::new();
-    for name in ["a", "b", "c"] {
+    for name in ["alpha", "bravo", "charlie"] {
         fixture.skill(
             &fixture.root(),
             name,
-            &format!("---\nname: {name}\ndescription: Skill {name}.\n---\n"),
+            &format!(
+                "---\nname: {name}\ndescription: Skill {name}. It does many things at length, \
+                 with detail.\n---\n"
+            ),
         );
     }
+    let catalog = |budget: &str| -> (Value, String) {
+        let output = fixture
+            .command()
+            .args(["catalog", "--budget", budget, "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        (
+            serde_json::from_slice(&output.stdout).unwrap(),
+            stderr(&output),
+        )
+    };
+    let (full, _) = catalog("100000");
+    assert_eq!(
+        (full["tier"].clone(), full["listed"].clone()),
+        (json!(1), json!(3))
+    );
+    let size = full["catalog"].as_str().unwrap().chars().count();
+    let (second, _) = catalog(&(size - 1).to_string());
+    assert_eq!(second["tier"], 2, "{second}");
+    assert_eq!(
+        (second["listed"].clone(), second["left_out"].clone()),
+        (json!(3), json!(0))
+    );
+    assert!(
+        second["catalog"]
+            .as_str()
+            .unwrap()
+            .contains("<description>Skill bravo.</description>")
+    );
+    let (tiny, _) = catalog("10");
+    assert_eq!(tiny["tier"], 4);
+    assert_eq!(
+        (tiny["listed"].clone(), tiny["left_out"].clone()),
+        (json!(0), json!(3))
+    );
+    assert_eq!(tiny["over_budget"], true);
+    assert!(tiny["catalog"].as_str().unwrap().contains("search_skills"));
+    // Text: the catalog alone on stdout, what the budget did on stderr.
     let output = fixture
         .command()
-        .args(["catalog", "--budget", "900", "--format", "json"])
+        .args(["catalog", "--budget", "10"])
         .output()
         .unwrap();
-    let catalog: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let listed = catalog["listed"].as_u64().unwrap();
-    assert!(listed < 3, "{catalog}");
-    assert_eq!(catalog["left_out"].as_u64().unwrap(), 3 - listed);
-    assert!(catalog["catalog"].as_str().unwrap().chars().count() <= 900);
+    assert!(stdout(&output).contains("3 skills are available"));
+    assert_eq!(
+        stderr(&output),
+        "note: tier 4 of 4 to fit --budget: no list; the model searches for skills (still over \
+         the budget of 10 characters)\n"
+    );
+}
+
+#[test]
+fn search_finds_skills_by_task_and_never_manual_ones() {
+    let fixture = Fixture::new();
+    for (name, description, extra) in [
+        ("pdf", "Fill PDF forms and extract their fields.", ""),
+        (
+            "xlsx",
+            "Edit spreadsheets: formulas, charts and pivot tables.",
+            "",
+        ),
+        (
+            "deploy",
+            "Deploy the application to production.",
+            "disable-model-invocation: true\n",
+        ),
+    ] {
+        fixture.skill(
+            &fixture.root(),
+            name,
+            &format!("---\nname: {name}\ndescription: {description}\n{extra}---\n"),
+        );
+    }
+    let search = |arguments: &[&str]| -> Value {
+        let output = fixture
+            .command()
+            .arg("search")
+            .args(arguments)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let found = search(&["fill", "the", "PDF", "form"]);
+    assert_eq!(found["results"][0]["name"], "pdf");
+    let keys: Vec<&String> = found["results"][0].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["name", "description", "location", "score"]);
+    assert!(
+        search(&["deploy", "production", "--limit", "20"])["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|hit| hit["name"] != "deploy")
+    );
+    assert_eq!(
+        search(&["pdf spreadsheets", "--limit", "1"])["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let output = fixture
+        .command()
+        .args(["search", "x", "--limit", "21"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let output = fixture
+        .command()
+        .args(["search", "zebra"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&output),
+        "No skill matches `zebra` (2 model-visible skills searched).\n"
+    );
 }
 
 #[test]

@@ -125,6 +125,24 @@ fn catalog() {
 }
 
 #[test]
+fn catalog_within_a_budget() {
+    both_formats!(
+        Fixture::new(),
+        "catalog_budget",
+        ["catalog", "--budget", "1000"]
+    );
+}
+
+#[test]
+fn search() {
+    both_formats!(
+        Fixture::new(),
+        "search",
+        ["search", "fill", "in", "a", "pdf"]
+    );
+}
+
+#[test]
 fn show() {
     both_formats!(Fixture::new(), "show", ["show", "pdf"]);
 }

@@ -8,20 +8,74 @@
 //!    give the same bytes and a provider's prompt cache survives; [`Fingerprint`] names them.
 //! 3. `&`, `<`, `>`, `"` and `'` are escaped in every value.
 //! 4. The surrounding instructions name the reader tool ([`Catalog::reader`]).
-//! 5. With a budget, entries that do not fit are left out from the end of the sorted list and
-//!    the catalog says how many.
+//! 5. With a budget, the catalog degrades for all skills alike, never by dropping some
+//!    (SPEC §12), in [`Tier`]s tried in order until it fits: full entries; each description cut
+//!    to its first sentence (at most 120 characters, at a word boundary, with `…`); names and
+//!    locations only, with the instruction to search (`search_skills`) for the rest; and no list
+//!    at all, only the instruction to search. A budget below the last tier's size still gets it
+//!    (never nothing), and [`RenderedCatalog::over_budget`] says so.
 
 use std::borrow::Cow;
 use std::fmt;
+
+use serde::Serialize;
 
 use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
 
 /// The reader tool's default name.
 pub const DEFAULT_READER: &str = "read_file";
+/// The search tool's default name, which the catalog names from [`Tier::NamesOnly`] on.
+pub const DEFAULT_SEARCH: &str = "search_skills";
+/// The most characters of a description cut to its first sentence ([`Tier::FirstSentence`]),
+/// the `…` included.
+pub const SHORT_DESCRIPTION_CHARACTERS: usize = 120;
 
 const INTRODUCTION: &str = include_str!("catalog/introduction.md");
 const CLOSING: &str = include_str!("catalog/closing.md");
+const SHORTENED: &str = include_str!("catalog/shortened.md");
+const SEARCH: &str = include_str!("catalog/search.md");
+const SEARCH_ONLY: &str = include_str!("catalog/search_only.md");
+
+/// How much of each skill a rendered catalog shows; each tier is smaller than the one before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Tier 1: name, description and location of every skill.
+    Full,
+    /// Tier 2: each description cut to its first sentence, at most
+    /// [`SHORT_DESCRIPTION_CHARACTERS`].
+    FirstSentence,
+    /// Tier 3: names and locations only; the model searches for descriptions.
+    NamesOnly,
+    /// Tier 4: no list, only the instruction to search.
+    SearchOnly,
+}
+
+impl Tier {
+    /// Every tier, largest first.
+    pub const ALL: [Tier; 4] = [
+        Tier::Full,
+        Tier::FirstSentence,
+        Tier::NamesOnly,
+        Tier::SearchOnly,
+    ];
+
+    /// The tier's number, 1 to 4.
+    pub fn number(self) -> u8 {
+        match self {
+            Tier::Full => 1,
+            Tier::FirstSentence => 2,
+            Tier::NamesOnly => 3,
+            Tier::SearchOnly => 4,
+        }
+    }
+
+    /// Whether a catalog of this tier needs the search tool: names alone say too little.
+    pub fn needs_search(self) -> bool {
+        self >= Tier::NamesOnly
+    }
+}
 
 /// Builds the catalog for a set of skills.
 ///
@@ -35,6 +89,7 @@ const CLOSING: &str = include_str!("catalog/closing.md");
 pub struct Catalog<'a> {
     entries: Vec<CatalogEntry<'a>>,
     reader: String,
+    search: String,
     budget: Option<usize>,
 }
 
@@ -49,6 +104,7 @@ impl<'a> Catalog<'a> {
         Catalog {
             entries: entries.into_iter().collect(),
             reader: DEFAULT_READER.to_owned(),
+            search: DEFAULT_SEARCH.to_owned(),
             budget: None,
         }
     }
@@ -59,7 +115,15 @@ impl<'a> Catalog<'a> {
         self
     }
 
-    /// The most characters the whole catalog may take. Default: no limit.
+    /// The search tool the instructions name from [`Tier::NamesOnly`] on. Default:
+    /// [`DEFAULT_SEARCH`] (`search_skills`).
+    pub fn search_tool(&mut self, tool_name: impl Into<String>) -> &mut Self {
+        self.search = tool_name.into();
+        self
+    }
+
+    /// The most characters the whole catalog may take: the first [`Tier`] that fits is
+    /// rendered. Default: no limit (always [`Tier::Full`]).
     pub fn budget(&mut self, characters: usize) -> &mut Self {
         self.budget = Some(characters);
         self
@@ -79,86 +143,72 @@ impl<'a> Catalog<'a> {
         }
         keyed.sort_unstable_by(|left, right| left.0.cmp(&right.0));
         let entries: Vec<&CatalogEntry<'_>> = keyed.into_iter().map(|(_, entry)| entry).collect();
-        let introduction = INTRODUCTION.replace("{reader}", &self.reader);
-        let closing = CLOSING.replace("{reader}", &self.reader);
-        // Every entry rendered into the text itself, with where each ends; what the budget
-        // leaves out is cut off again.
+        let mut rendered = None;
+        for tier in Tier::ALL {
+            let text = self.render_tier(tier, &entries);
+            let size = text.chars().count();
+            let fits = self.budget.is_none_or(|budget| size <= budget);
+            rendered = Some((tier, text, size));
+            if fits {
+                break;
+            }
+        }
+        let (tier, text, size) = rendered?;
+        let listed = if tier == Tier::SearchOnly {
+            0
+        } else {
+            entries.len()
+        };
+        Some(RenderedCatalog {
+            fingerprint: Fingerprint::of(&text),
+            text,
+            tier,
+            listed,
+            left_out: entries.len() - listed,
+            over_budget: self.budget.is_some_and(|budget| size > budget),
+        })
+    }
+
+    /// The catalog of `entries` (sorted, model-visible) in `tier`.
+    fn render_tier(&self, tier: Tier, entries: &[&CatalogEntry<'_>]) -> String {
+        let fill = |template: &str| {
+            template
+                .trim_end()
+                .replace("{reader}", &self.reader)
+                .replace("{search}", &self.search)
+        };
+        if tier == Tier::SearchOnly {
+            let count = match entries.len() {
+                1 => "1 skill is".to_owned(),
+                count => format!("{count} skills are"),
+            };
+            return fill(SEARCH_ONLY).replace("{count} are", &count);
+        }
         let size: usize = entries
             .iter()
             .map(|entry| entry.name.len() + entry.description.len() + entry.location.len() + 96)
             .sum();
-        let mut text = String::with_capacity(size + introduction.len() + closing.len() + 256);
-        push_opening(&mut text, &introduction);
-        let start = text.len();
-        let mut ends = Vec::with_capacity(entries.len());
-        for entry in &entries {
-            entry.render_into(&mut text);
-            ends.push(text.len());
+        let mut text = String::with_capacity(size + INTRODUCTION.len() + CLOSING.len() + 256);
+        text.push_str(&fill(INTRODUCTION));
+        text.push_str("\n\n<available_skills>\n");
+        for entry in entries {
+            entry.render_into(&mut text, tier);
         }
-        let listed = self.fitting(&introduction, &text, start, &ends, &closing);
-        text.truncate(listed.checked_sub(1).map_or(start, |last| ends[last]));
-        push_closing(&mut text, ends.len() - listed, &closing);
-        Some(RenderedCatalog {
-            fingerprint: Fingerprint::of(&text),
-            text,
-            listed,
-            left_out: ends.len() - listed,
-        })
-    }
-
-    /// How many leading entries fit the budget; the entries are `text[start..]`, each ending
-    /// at its position in `ends`.
-    fn fitting(
-        &self,
-        introduction: &str,
-        text: &str,
-        start: usize,
-        ends: &[usize],
-        closing: &str,
-    ) -> usize {
-        let Some(budget) = self.budget else {
-            return ends.len();
-        };
-        let mut bare = String::new();
-        push_opening(&mut bare, introduction);
-        push_closing(&mut bare, 0, closing);
-        let bare = bare.chars().count();
-        let frame = |left_out: usize| bare + left_out_note(left_out).chars().count();
-        let mut used = 0;
-        let mut from = start;
-        for (index, &end) in ends.iter().enumerate() {
-            used += text[from..end].chars().count();
-            from = end;
-            if frame(ends.len() - index - 1) + used > budget {
-                return index;
+        text.push_str("</available_skills>\n");
+        match tier {
+            Tier::FirstSentence => {
+                text.push_str(&fill(SHORTENED));
+                text.push('\n');
             }
+            Tier::NamesOnly => {
+                text.push_str(&fill(SEARCH));
+                text.push('\n');
+            }
+            Tier::Full | Tier::SearchOnly => {}
         }
-        ends.len()
-    }
-}
-
-/// What comes before the entries.
-fn push_opening(text: &mut String, introduction: &str) {
-    text.push_str(introduction.trim_end());
-    text.push_str("\n\n<available_skills>\n");
-}
-
-/// What comes after the entries.
-fn push_closing(text: &mut String, left_out: usize, closing: &str) {
-    text.push_str("</available_skills>\n");
-    text.push_str(&left_out_note(left_out));
-    text.push('\n');
-    text.push_str(closing.trim_end());
-}
-
-/// The line saying how many skills the budget left out (empty when none).
-fn left_out_note(left_out: usize) -> String {
-    match left_out {
-        0 => String::new(),
-        1 => "(1 more skill is not listed: the catalog size limit was reached.)\n".to_owned(),
-        _ => format!(
-            "({left_out} more skills are not listed: the catalog size limit was reached.)\n"
-        ),
+        text.push('\n');
+        text.push_str(&fill(CLOSING));
+        text
     }
 }
 
@@ -196,12 +246,21 @@ impl<'a> CatalogEntry<'a> {
         (self.name.trim(), self.description.trim(), &self.location)
     }
 
-    fn render_into(&self, text: &mut String) {
+    fn render_into(&self, text: &mut String, tier: Tier) {
         text.push_str("  <skill>\n    <name>");
         text.push_str(&escape_xml(&carriable(self.name.trim())));
-        text.push_str("</name>\n    <description>");
-        text.push_str(&escape_xml(&carriable(self.description.trim())));
-        text.push_str("</description>\n    <location>");
+        text.push_str("</name>\n");
+        let description = match tier {
+            Tier::Full => Some(Cow::Borrowed(self.description.trim())),
+            Tier::FirstSentence => Some(first_sentence(&self.description)),
+            Tier::NamesOnly | Tier::SearchOnly => None,
+        };
+        if let Some(description) = description {
+            text.push_str("    <description>");
+            text.push_str(&escape_xml(&carriable(&description)));
+            text.push_str("</description>\n");
+        }
+        text.push_str("    <location>");
         text.push_str(&escape_xml(&carriable(&self.location)));
         text.push_str("</location>\n  </skill>\n");
     }
@@ -237,10 +296,16 @@ pub struct RenderedCatalog {
     pub text: String,
     /// A stable fingerprint of `text`.
     pub fingerprint: Fingerprint,
-    /// How many skills are listed.
+    /// How much of each skill it shows: the first tier that fits the budget.
+    pub tier: Tier,
+    /// How many skills are listed: every model-visible skill, or none in
+    /// [`Tier::SearchOnly`].
     pub listed: usize,
-    /// How many model-visible skills were left out by the budget.
+    /// How many model-visible skills are not listed (all of them in [`Tier::SearchOnly`], else
+    /// none): the search tool finds them.
     pub left_out: usize,
+    /// Even [`Tier::SearchOnly`] is larger than the budget; it is rendered anyway.
+    pub over_budget: bool,
 }
 
 impl RenderedCatalog {
@@ -290,6 +355,43 @@ impl fmt::Display for Fingerprint {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(formatter, "{:016x}", self.0)
     }
+}
+
+/// A description's first sentence (up to a `.`, `!` or `?` followed by white space), white space
+/// runs made one space; longer than [`SHORT_DESCRIPTION_CHARACTERS`], it is cut at a word
+/// boundary and ends with `…`.
+fn first_sentence(description: &str) -> Cow<'_, str> {
+    let text = description.trim();
+    let end = text
+        .char_indices()
+        .find(|&(index, c)| {
+            matches!(c, '.' | '!' | '?')
+                && text[index + c.len_utf8()..].starts_with(char::is_whitespace)
+        })
+        .map_or(text.len(), |(index, c)| index + c.len_utf8());
+    let sentence = &text[..end];
+    let sentence: Cow<'_, str> =
+        if sentence.contains(|c: char| c.is_whitespace() && c != ' ') || sentence.contains("  ") {
+            Cow::Owned(sentence.split_whitespace().collect::<Vec<_>>().join(" "))
+        } else {
+            Cow::Borrowed(sentence)
+        };
+    if sentence.chars().count() <= SHORT_DESCRIPTION_CHARACTERS {
+        return sentence;
+    }
+    // Room for the `…`: cut before the 120th character, at the last space if there is one.
+    let limit = sentence
+        .char_indices()
+        .nth(SHORT_DESCRIPTION_CHARACTERS - 1)
+        .map_or(sentence.len(), |(index, _)| index);
+    let cut = sentence[..limit]
+        .rfind(' ')
+        .filter(|&space| space > 0)
+        .unwrap_or(limit);
+    Cow::Owned(format!(
+        "{}…",
+        sentence[..cut].trim_end_matches([' ', ',', ';', ':'])
+    ))
 }
 
 /// `text` with the control characters XML cannot carry (and that would drive a terminal)

@@ -76,7 +76,7 @@ pub mod validate;
 pub mod watch;
 
 pub use boundary::{BoundaryError, ReadBoundary};
-pub use catalog::{Catalog, CatalogEntry, Fingerprint, RenderedCatalog, append_to_prompt};
+pub use catalog::{Catalog, CatalogEntry, Fingerprint, RenderedCatalog, Tier, append_to_prompt};
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{
     Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Home, Limits, Root, RootKind,

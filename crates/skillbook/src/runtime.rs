@@ -67,6 +67,7 @@ mod memo;
 mod messages;
 mod resolver;
 mod scope;
+mod search_tool;
 mod selected;
 
 pub use error::RuntimeError;
@@ -76,6 +77,7 @@ pub use executor::{
 pub use messages::{ContextItem, ToolCall, ToolResult};
 pub use resolver::{Resolver, Scope};
 pub use scope::{DiskSkill, ResolvedScope, ScopedSkill};
+pub use search_tool::{SEARCH_SKILL_CATALOG, SEARCH_SKILLS, search_call, search_schema};
 
 use executor::Executor;
 
@@ -196,7 +198,8 @@ impl SkillRuntime {
         self
     }
 
-    /// The catalog's character budget. Default: none.
+    /// The catalog's character budget: the first [`crate::Tier`] that fits is used, and from
+    /// [`crate::Tier::NamesOnly`] on the run also offers `search_skills`. Default: none.
     pub fn catalog_budget(&mut self, characters: usize) -> &mut Self {
         self.catalog_budget = Some(characters);
         self
@@ -228,7 +231,8 @@ impl SkillRuntime {
     ///
     /// Before any model call, and only when some skill is exposed:
     /// [`RuntimeError::ToolNameConflict`] when the host owns both `read_file` and
-    /// `read_skill_file`, [`RuntimeError::ToolNameTaken`] when the fallback tool is on and the
+    /// `read_skill_file` (or, when the catalog needs search, both `search_skills` and
+    /// `search_skill_catalog`), [`RuntimeError::ToolNameTaken`] when the fallback tool is on and the
     /// host owns `activate_skill`. Always: [`RuntimeError::UnknownSkill`] or
     /// [`RuntimeError::SkillTooLarge`] for a selected skill; [`RuntimeError::DuplicateSkill`],
     /// [`RuntimeError::ProvidedOutsideRoots`] or [`RuntimeError::ProvidedTooLarge`] for
@@ -261,14 +265,32 @@ impl SkillRuntime {
                 name: ACTIVATE_SKILL.to_owned(),
             });
         }
-        let catalog = prepared.catalog(&reader_name, self.catalog_budget);
+        let search_name = search_tool::search_name(&host_names);
+        let catalog = prepared.catalog(
+            &reader_name,
+            search_name.unwrap_or(SEARCH_SKILLS),
+            self.catalog_budget,
+        );
+        // Names alone say too little: the model searches for the rest.
+        let search = match &catalog {
+            Some(catalog) if catalog.tier.needs_search() => {
+                let Some(name) = search_name else {
+                    return Err(RuntimeError::ToolNameConflict {
+                        first: SEARCH_SKILLS.to_owned(),
+                        second: SEARCH_SKILL_CATALOG.to_owned(),
+                    });
+                };
+                Some((name.to_owned(), prepared.search_index()))
+            }
+            _ => None,
+        };
         let activate = self.activate_tool.then(|| prepared.activate());
         // The model-visible skills and the selected ones; a manual-only skill that was not
         // selected stays unreadable.
         let reader = resolved
             .reader
             .only(move |name, visible| visible || selected.contains(&name.key()));
-        let executor = Executor::new(reader_name, reader, activate, self.policy.clone());
+        let executor = Executor::new(reader_name, reader, activate, search, self.policy.clone());
         let mut tools = request.host_tools;
         tools.extend(executor.schemas());
         Ok(PreparedRun {
@@ -312,11 +334,13 @@ fn tool_name(tool: &Value) -> Option<&str> {
 pub struct PreparedRun {
     /// The host's system prompt with the catalog appended (unchanged without a catalog).
     pub system_prompt: String,
-    /// The host's tools with the reader (and the fallback tool, when on) appended.
+    /// The host's tools with the reader (then the search tool when the catalog needs it, and the
+    /// fallback tool when on) appended.
     pub tools: Vec<Value>,
     /// Messages to place before the history: the host-selected skills.
     pub items: Vec<ContextItem>,
-    /// The catalog, when any skill is model-visible.
+    /// The catalog, when any skill is model-visible: its [`crate::Tier`], how many skills it
+    /// lists and whether it is over the budget.
     pub catalog: Option<RenderedCatalog>,
     /// Problems met while discovering this run's skills.
     pub diagnostics: Vec<Diagnostic>,
@@ -324,20 +348,27 @@ pub struct PreparedRun {
 }
 
 impl PreparedRun {
+    /// The search tool's name in this run (`search_skills` or `search_skill_catalog`), when the
+    /// catalog needs it.
+    pub fn search_name(&self) -> Option<&str> {
+        self.executor.as_ref().and_then(Executor::search_name)
+    }
+
     /// The reader's name in this run (`read_file` or `read_skill_file`), if one is offered.
     pub fn reader_name(&self) -> Option<&str> {
         self.executor.as_ref().map(Executor::name)
     }
 
-    /// Whether a tool call is the run's to execute (the reader or the fallback tool); other
-    /// calls belong to the host.
+    /// Whether a tool call is the run's to execute (the reader, the search tool or the fallback
+    /// tool); other calls belong to the host.
     pub fn handles(&self, tool_name: &str) -> bool {
         self.executor
             .as_ref()
             .is_some_and(|executor| executor.handles(tool_name))
     }
 
-    /// Executes a reader call. A call to any other tool gets an `unsupported_tool` error result.
+    /// Executes a reader or search call. A call to any other tool gets an `unsupported_tool`
+    /// error result.
     pub fn execute(&self, call: &ToolCall) -> ToolResult {
         match &self.executor {
             Some(executor) => executor.execute(call),

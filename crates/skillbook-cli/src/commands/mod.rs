@@ -9,6 +9,7 @@ mod demo;
 mod list;
 mod mcp;
 mod read;
+mod search;
 mod show;
 mod watch;
 
@@ -31,6 +32,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::List => list::run(&cli.common),
         Command::Catalog(args) => catalog::run(&cli.common, args),
         Command::Show(args) => show::run(&cli.common, args),
+        Command::Search(args) => search::run(&cli.common, args),
         Command::Read(args) => read::run(&cli.common, args),
         Command::Watch => watch::run(&cli.common),
         Command::Check(args) => check::run(&cli.common, args),

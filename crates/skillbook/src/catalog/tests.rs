@@ -41,6 +41,7 @@ fn renders_the_documented_shape() {
     );
     assert_eq!(catalog.text, expected);
     assert_eq!((catalog.listed, catalog.left_out), (1, 0));
+    assert_eq!((catalog.tier, catalog.over_budget), (Tier::Full, false));
 }
 
 #[test]
@@ -128,22 +129,203 @@ fn fingerprint_is_stable_and_tracks_content() {
     assert_eq!(Fingerprint::of("a").to_string(), "af63dc4c8601ec8c");
 }
 
+/// Skills whose descriptions have several sentences, so every tier is smaller than the last.
+fn varied_skills(count: usize) -> Vec<Skill> {
+    (0..count)
+        .map(|index| {
+            skill(
+                &format!("skill-{index:03}"),
+                &format!(
+                    "Handles task number {index} of the suite. Use it when the user asks for \
+                     task {index}, or anything near it; it also explains the edge cases."
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The size in characters of each tier's rendering of `skills`.
+fn tier_sizes(skills: &[Skill]) -> Vec<usize> {
+    tier_sizes_of(&Catalog::new(skills))
+}
+
+/// The size in characters of each tier's rendering of `catalog`.
+fn tier_sizes_of(catalog: &Catalog<'_>) -> Vec<usize> {
+    let entries: Vec<&CatalogEntry<'_>> = {
+        let mut entries: Vec<&CatalogEntry<'_>> = catalog.entries.iter().collect();
+        entries.sort_by_key(|entry| entry.sort_key());
+        entries
+    };
+    Tier::ALL
+        .iter()
+        .map(|&tier| catalog.render_tier(tier, &entries).chars().count())
+        .collect()
+}
+
 #[test]
-fn budget_leaves_out_whole_entries_and_says_how_many() {
-    let skills: Vec<Skill> = (0..5)
-        .map(|index| skill(&format!("skill-{index}"), "A description."))
-        .collect();
-    let full = Catalog::new(&skills).render().unwrap();
-    let budget = full.text.chars().count() - 10;
-    let cut = Catalog::new(&skills).budget(budget).render().unwrap();
-    assert!(cut.text.chars().count() <= budget);
-    assert_eq!((cut.listed, cut.left_out), (4, 1));
-    assert!(cut.text.contains("<name>skill-3</name>"));
-    assert!(!cut.text.contains("<name>skill-4</name>"));
-    assert!(cut.text.contains("(1 more skill is not listed"));
-    let tiny = Catalog::new(&skills).budget(10).render().unwrap();
-    assert_eq!((tiny.listed, tiny.left_out), (0, 5));
-    assert!(tiny.text.contains("(5 more skills are not listed"));
+fn each_tier_is_chosen_exactly_at_its_size() {
+    let skills = varied_skills(12);
+    let sizes = tier_sizes(&skills);
+    assert!(sizes.windows(2).all(|pair| pair[0] > pair[1]), "{sizes:?}");
+    let render = |budget: usize| Catalog::new(&skills).budget(budget).render().unwrap();
+    for (position, &tier) in Tier::ALL.iter().enumerate() {
+        let fitting = render(sizes[position]);
+        assert_eq!(fitting.tier, tier, "budget {}", sizes[position]);
+        assert_eq!(fitting.text.chars().count(), sizes[position]);
+        assert!(!fitting.over_budget);
+        let below = render(sizes[position] - 1);
+        match Tier::ALL.get(position + 1) {
+            Some(&next) => {
+                assert_eq!(below.tier, next, "budget {}", sizes[position] - 1);
+                assert!(!below.over_budget);
+            }
+            None => {
+                // Below the smallest tier: still the smallest tier, never nothing.
+                assert_eq!(below.tier, Tier::SearchOnly);
+                assert!(below.over_budget);
+                assert_eq!(below.text, fitting.text);
+            }
+        }
+    }
+    let tiny = render(0);
+    assert_eq!(
+        (tiny.tier, tiny.listed, tiny.left_out),
+        (Tier::SearchOnly, 0, 12)
+    );
+    assert!(tiny.over_budget);
+    let unlimited = Catalog::new(&skills).render().unwrap();
+    assert_eq!(
+        (unlimited.tier, unlimited.listed, unlimited.left_out),
+        (Tier::Full, 12, 0)
+    );
+}
+
+#[test]
+fn tiers_degrade_every_entry_alike_and_never_drop_one() {
+    let skills = varied_skills(30);
+    let sizes = tier_sizes(&skills);
+    for (position, &tier) in Tier::ALL.iter().enumerate().take(3) {
+        let catalog = Catalog::new(&skills)
+            .budget(sizes[position])
+            .render()
+            .unwrap();
+        assert_eq!(catalog.tier, tier);
+        assert_eq!(catalog.listed, 30);
+        for skill in &skills {
+            assert!(
+                catalog
+                    .text
+                    .contains(&format!("<name>{}</name>", skill.name))
+            );
+        }
+        let descriptions = catalog.text.matches("<description>").count();
+        assert_eq!(descriptions, if tier == Tier::NamesOnly { 0 } else { 30 });
+    }
+    let second = Catalog::new(&skills).budget(sizes[1]).render().unwrap();
+    assert!(
+        second
+            .text
+            .contains("<description>Handles task number 7 of the suite.</description>")
+    );
+    assert!(second.text.contains("cut to their first sentence"));
+    assert!(!second.text.contains("search_skills"));
+}
+
+#[test]
+fn search_tiers_name_the_search_and_reader_tools() {
+    let skills = varied_skills(3);
+    let mut aliased = Catalog::new(&skills);
+    aliased
+        .reader("read_skill_file")
+        .search_tool("search_skill_catalog");
+    let sizes = tier_sizes_of(&aliased);
+    for (budget, tier) in [(sizes[2], Tier::NamesOnly), (sizes[3], Tier::SearchOnly)] {
+        let catalog = aliased.clone().budget(budget).render().unwrap();
+        assert_eq!(catalog.tier, tier);
+        assert!(tier.needs_search());
+        assert!(
+            catalog
+                .text
+                .contains("call `search_skill_catalog` with the task")
+        );
+        assert!(catalog.text.contains("`read_skill_file`"));
+        assert!(!catalog.text.contains("search_skills`"));
+    }
+    let only = Catalog::new(&skills).budget(0).render().unwrap();
+    assert!(only.text.contains("3 skills are available"));
+    assert!(!only.text.contains("<available_skills>"));
+    assert!(!Tier::FirstSentence.needs_search());
+}
+
+#[test]
+fn the_same_skills_and_budget_give_the_same_bytes_in_any_order() {
+    let skills = varied_skills(20);
+    let mut reversed = skills.clone();
+    reversed.reverse();
+    let sizes = tier_sizes(&skills);
+    for budget in [sizes[0], sizes[1], sizes[1] - 1, sizes[3], 0] {
+        let first = Catalog::new(&skills).budget(budget).render().unwrap();
+        let second = Catalog::new(&reversed).budget(budget).render().unwrap();
+        assert_eq!(first, second);
+    }
+}
+
+#[test]
+fn a_first_sentence_is_cut_at_a_word_boundary_within_the_limit() {
+    assert_eq!(
+        first_sentence("Fill PDF forms. Use when asked."),
+        "Fill PDF forms."
+    );
+    assert_eq!(first_sentence("Use v1.2 carefully"), "Use v1.2 carefully");
+    assert_eq!(
+        first_sentence("  Two\n lines here.\nMore."),
+        "Two lines here."
+    );
+    let long = format!("{} tail.", "word ".repeat(40));
+    let cut = first_sentence(&long);
+    assert!(cut.chars().count() <= SHORT_DESCRIPTION_CHARACTERS, "{cut}");
+    assert!(cut.ends_with("word…"), "{cut}");
+    let unbroken = "x".repeat(300);
+    let cut = first_sentence(&unbroken);
+    assert_eq!(cut.chars().count(), SHORT_DESCRIPTION_CHARACTERS);
+    assert!(cut.ends_with('…'));
+    let wide = "数".repeat(200);
+    assert_eq!(
+        first_sentence(&wide).chars().count(),
+        SHORT_DESCRIPTION_CHARACTERS
+    );
+}
+
+#[test]
+fn every_visible_skill_is_listed_or_found_by_its_name_at_any_budget() {
+    let mut skills = varied_skills(40);
+    skills.push(skill_at(
+        "secret-deploy",
+        "Deploy.",
+        "/skills/secret-deploy/SKILL.md",
+        true,
+    ));
+    let sizes = tier_sizes(&skills);
+    let index = crate::search::SearchIndex::new(skills.iter().map(CatalogEntry::from));
+    assert!(index.search("secret-deploy", 20).is_empty());
+    let step = ((sizes[0] - sizes[3]) / 25).max(1);
+    let mut budget = sizes[3];
+    while budget <= sizes[0] {
+        let catalog = Catalog::new(&skills).budget(budget).render().unwrap();
+        assert!(!catalog.text.contains("secret-deploy"));
+        for skill in skills.iter().filter(|skill| skill.is_model_visible()) {
+            let listed = catalog
+                .text
+                .contains(&format!("<name>{}</name>", skill.name));
+            let found = catalog.tier.needs_search()
+                && index
+                    .search(skill.name.as_str(), 5)
+                    .iter()
+                    .any(|hit| hit.name == skill.name.as_str());
+            assert!(listed || found, "{} at budget {budget}", skill.name);
+        }
+        budget += step;
+    }
 }
 
 #[test]

@@ -11,8 +11,10 @@ use crate::error::{ErrorCode, error_json};
 use crate::format::SkillName;
 use crate::read::skill_instructions;
 use crate::reader::SkillReader;
+use crate::search::SearchIndex;
 
 use super::messages::{ToolCall, ToolResult};
+use super::search_tool::{SEARCH_SKILLS, search_call, search_schema};
 
 /// The reader's canonical name; policies always see this name, even when the tool is aliased.
 pub const READ_FILE: &str = "read_file";
@@ -28,10 +30,10 @@ const ACTIVATE_MAX_BYTES: u64 = 1024 * 1024;
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct PolicyCall<'a> {
-    /// The canonical tool name: `read_file` for every reader call, `activate_skill` for the
-    /// fallback tool.
+    /// The canonical tool name: `read_file` for every reader call, `search_skills` for every
+    /// search, `activate_skill` for the fallback tool.
     pub tool: &'a str,
-    /// The name the model used (`read_skill_file` when aliased).
+    /// The name the model used (`read_skill_file` or `search_skill_catalog` when aliased).
     pub exposed_as: &'a str,
     /// The call's arguments as the model sent them.
     pub arguments: &'a Value,
@@ -46,7 +48,8 @@ pub enum PolicyDecision {
     Deny(String),
 }
 
-/// A host rule (permission check, guardrail, interceptor) consulted before every skill read.
+/// A host rule (permission check, guardrail, interceptor) consulted before every skill read
+/// and every skill search.
 pub trait ReadPolicy: Send + Sync {
     /// Decides one call.
     fn check(&self, call: &PolicyCall<'_>) -> PolicyDecision;
@@ -67,6 +70,8 @@ pub(crate) struct Executor {
     reader: SkillReader,
     /// The skills `activate_skill` offers, by name, with their directory as the marker shows it.
     activate: Option<Arc<BTreeMap<SkillName, String>>>,
+    /// The search tool's name and index, when the run offers it.
+    search: Option<(String, Arc<SearchIndex>)>,
     policy: Option<Arc<dyn ReadPolicy>>,
 }
 
@@ -76,25 +81,34 @@ impl fmt::Debug for Executor {
             .debug_struct("Executor")
             .field("name", &self.name)
             .field("reader", &self.reader)
+            .field("search", &self.search.as_ref().map(|(name, _)| name))
             .finish_non_exhaustive()
     }
 }
 
 impl Executor {
     /// An executor reading through `reader` (the exposed skills only); `activate` lists the
-    /// model-visible skills the fallback tool offers, with their directories.
+    /// model-visible skills the fallback tool offers, with their directories; `search` is the
+    /// search tool's name and index when the run offers it.
     pub(crate) fn new(
         name: String,
         reader: SkillReader,
         activate: Option<Arc<BTreeMap<SkillName, String>>>,
+        search: Option<(String, Arc<SearchIndex>)>,
         policy: Option<Arc<dyn ReadPolicy>>,
     ) -> Self {
         Executor {
             name,
             reader,
             activate,
+            search,
             policy,
         }
+    }
+
+    /// The search tool's name, when the run offers it.
+    pub(crate) fn search_name(&self) -> Option<&str> {
+        self.search.as_ref().map(|(name, _)| name.as_str())
     }
 
     pub(crate) fn name(&self) -> &str {
@@ -102,12 +116,17 @@ impl Executor {
     }
 
     pub(crate) fn handles(&self, tool: &str) -> bool {
-        tool == self.name || (self.activate.is_some() && tool == ACTIVATE_SKILL)
+        tool == self.name
+            || (self.activate.is_some() && tool == ACTIVATE_SKILL)
+            || self.search_name() == Some(tool)
     }
 
     /// The reader's schema, and the fallback tool's when it is on.
     pub(crate) fn schemas(&self) -> Vec<Value> {
         let mut schemas = vec![self.reader.schema(&self.name)];
+        if let Some((name, _)) = &self.search {
+            schemas.push(search_schema(name));
+        }
         if let Some(skills) = &self.activate {
             schemas.push(activate_schema(skills.keys()));
         }
@@ -117,6 +136,8 @@ impl Executor {
     pub(crate) fn execute(&self, call: &ToolCall) -> ToolResult {
         let canonical = if call.name == self.name {
             READ_FILE
+        } else if self.search_name() == Some(call.name.as_str()) {
+            SEARCH_SKILLS
         } else if self.handles(&call.name) {
             ACTIVATE_SKILL
         } else {
@@ -141,6 +162,18 @@ impl Executor {
         }
         if canonical == ACTIVATE_SKILL {
             return self.activate(call);
+        }
+        if let (SEARCH_SKILLS, Some((_, index))) = (canonical, &self.search) {
+            let (content, is_error) = match search_call(index, &call.arguments) {
+                Ok(results) => (results, false),
+                Err(error) => (error, true),
+            };
+            return ToolResult {
+                tool_call_id: call.id.clone(),
+                content: content.to_string(),
+                is_error,
+                skill: None,
+            };
         }
         match self.reader.call(&call.arguments) {
             Ok(result) => ToolResult {

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use crate::catalog::{Catalog, RenderedCatalog};
 use crate::discovery::Discovered;
 use crate::format::SkillName;
+use crate::search::SearchIndex;
 
 use super::RuntimeError;
 use super::resolver::Scope;
@@ -16,8 +17,8 @@ use super::scope::{ResolvedScope, ScopedSkill};
 /// How many scopes are remembered (the oldest is forgotten first).
 const CAPACITY: usize = 32;
 
-/// Catalogs by reader name and budget.
-type Catalogs = HashMap<(String, Option<usize>), Option<RenderedCatalog>>;
+/// Catalogs by reader name, search tool name and budget.
+type Catalogs = HashMap<(String, String, Option<usize>), Option<RenderedCatalog>>;
 
 /// A resolved scope and what runs derive from it.
 pub(super) struct Prepared {
@@ -27,6 +28,8 @@ pub(super) struct Prepared {
     catalogs: Mutex<Catalogs>,
     /// The skills `activate_skill` offers, with their directories.
     activate: OnceLock<Arc<BTreeMap<SkillName, String>>>,
+    /// The model-visible skills' search index, built the first time a run offers search.
+    search: OnceLock<Arc<SearchIndex>>,
 }
 
 impl Prepared {
@@ -39,6 +42,7 @@ impl Prepared {
             visible,
             catalogs: Mutex::new(HashMap::new()),
             activate: OnceLock::new(),
+            search: OnceLock::new(),
         }
     }
 
@@ -54,21 +58,35 @@ impl Prepared {
         !self.visible.is_empty()
     }
 
-    /// The catalog naming `reader`, within `budget`, rendered the first time it is asked for.
-    pub(super) fn catalog(&self, reader: &str, budget: Option<usize>) -> Option<RenderedCatalog> {
-        let key = (reader.to_owned(), budget);
+    /// The catalog naming `reader` (and `search` when it needs the search tool), within
+    /// `budget`, rendered the first time it is asked for.
+    pub(super) fn catalog(
+        &self,
+        reader: &str,
+        search: &str,
+        budget: Option<usize>,
+    ) -> Option<RenderedCatalog> {
+        let key = (reader.to_owned(), search.to_owned(), budget);
         let mut catalogs = self.catalogs.lock().unwrap_or_else(PoisonError::into_inner);
         catalogs
             .entry(key)
             .or_insert_with(|| {
                 let mut catalog = Catalog::from_entries(self.visible().map(ScopedSkill::entry));
-                catalog.reader(reader);
+                catalog.reader(reader).search_tool(search);
                 if let Some(budget) = budget {
                     catalog.budget(budget);
                 }
                 catalog.render()
             })
             .clone()
+    }
+
+    /// The search index of the model-visible skills.
+    pub(super) fn search_index(&self) -> Arc<SearchIndex> {
+        Arc::clone(
+            self.search
+                .get_or_init(|| Arc::new(SearchIndex::new(self.visible().map(ScopedSkill::entry)))),
+        )
     }
 
     /// The model-visible skills by name, with their directories as the marker shows them.

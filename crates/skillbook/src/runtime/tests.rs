@@ -651,3 +651,140 @@ fn a_link_into_a_manual_only_sibling_is_refused_unless_that_sibling_is_selected_
     let (through_link, _) = read(&selected, READ_FILE, json!({ "path": link }));
     assert_eq!(through_link["error"], "outside_boundary");
 }
+
+/// A workspace with `count` model-visible skills and one manual-only skill.
+fn many_skills(fixture: &Fixture, count: usize) {
+    for index in 0..count {
+        skill(&fixture.root(), &format!("tool-{index:02}"), "");
+    }
+    skill(
+        &fixture.root(),
+        "secret-deploy",
+        "disable-model-invocation: true\n",
+    );
+}
+
+#[test]
+fn a_catalog_that_lists_names_only_comes_with_search() {
+    let fixture = Fixture::new();
+    many_skills(&fixture, 12);
+    let full = fixture.runtime().prepare(RunRequest::new("")).unwrap();
+    let catalog = full.catalog.as_ref().unwrap();
+    assert_eq!((catalog.tier, catalog.listed), (crate::Tier::Full, 12));
+    assert_eq!(tool_names(&full), ["read_file"]);
+    assert_eq!(full.search_name(), None);
+    assert!(!full.handles(SEARCH_SKILLS));
+
+    let mut runtime = fixture.runtime();
+    runtime.catalog_budget(1);
+    let run = runtime.prepare(RunRequest::new("")).unwrap();
+    let catalog = run.catalog.as_ref().unwrap();
+    assert_eq!(catalog.tier, crate::Tier::SearchOnly);
+    assert_eq!((catalog.listed, catalog.left_out), (0, 12));
+    assert!(catalog.over_budget);
+    assert_eq!(tool_names(&run), ["read_file", "search_skills"]);
+    assert!(
+        run.system_prompt
+            .contains("call `search_skills` with the task")
+    );
+    let (found, result) = read(&run, "search_skills", json!({"query": "tool-07"}));
+    assert!(!result.is_error, "{found}");
+    assert_eq!(found["results"][0]["name"], "tool-07");
+    let location = found["results"][0]["location"].as_str().unwrap().to_owned();
+    // What search finds, the reader reads.
+    let (body, result) = read(&run, "read_file", json!({"path": location}));
+    assert!(!result.is_error, "{body}");
+    assert!(
+        body["content"]
+            .as_str()
+            .unwrap()
+            .contains("Step one for tool-07.")
+    );
+    // Manual-only skills are never found.
+    let (found, _) = read(
+        &run,
+        "search_skills",
+        json!({"query": "secret-deploy", "limit": 20}),
+    );
+    let names: Vec<&Value> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| &hit["name"])
+        .collect();
+    assert!(!names.contains(&&json!("secret-deploy")), "{names:?}");
+    let (error, result) = read(&run, "search_skills", json!({"limit": 3}));
+    assert!(result.is_error);
+    assert_eq!(error["error"], "invalid_argument");
+}
+
+#[test]
+fn search_is_aliased_seen_by_the_policy_and_conflicts_are_named() {
+    let fixture = Fixture::new();
+    many_skills(&fixture, 3);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut runtime = fixture.runtime();
+    runtime.catalog_budget(1);
+    let log = std::sync::Arc::clone(&seen);
+    runtime.policy(move |call: &PolicyCall<'_>| {
+        log.lock()
+            .unwrap()
+            .push((call.tool.to_owned(), call.exposed_as.to_owned()));
+        if call.arguments["query"] == "forbidden" {
+            PolicyDecision::Deny("searching that is not allowed here".to_owned())
+        } else {
+            PolicyDecision::Allow
+        }
+    });
+    let run = runtime
+        .prepare(RunRequest::new("").with_tools([host_tool(SEARCH_SKILLS)]))
+        .unwrap();
+    assert_eq!(
+        tool_names(&run),
+        ["search_skills", "read_file", "search_skill_catalog"]
+    );
+    assert_eq!(run.search_name(), Some(SEARCH_SKILL_CATALOG));
+    assert!(
+        !run.handles(SEARCH_SKILLS),
+        "the host's own tool stays the host's"
+    );
+    assert!(run.system_prompt.contains("`search_skill_catalog`"));
+    let (found, result) = read(&run, SEARCH_SKILL_CATALOG, json!({"query": "tool-01"}));
+    assert!(!result.is_error, "{found}");
+    let (denied, result) = read(&run, SEARCH_SKILL_CATALOG, json!({"query": "forbidden"}));
+    assert!(result.is_error);
+    assert_eq!(denied["error"], "denied");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            (
+                "search_skills".to_owned(),
+                "search_skill_catalog".to_owned()
+            ),
+            (
+                "search_skills".to_owned(),
+                "search_skill_catalog".to_owned()
+            )
+        ]
+    );
+    let error = runtime
+        .prepare(
+            RunRequest::new("")
+                .with_tools([host_tool(SEARCH_SKILLS), host_tool(SEARCH_SKILL_CATALOG)]),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&error, RuntimeError::ToolNameConflict { first, second }
+            if first == SEARCH_SKILLS && second == SEARCH_SKILL_CATALOG),
+        "{error}"
+    );
+    // Without the need for search, the host may own both names.
+    let full = fixture
+        .runtime()
+        .prepare(
+            RunRequest::new("")
+                .with_tools([host_tool(SEARCH_SKILLS), host_tool(SEARCH_SKILL_CATALOG)]),
+        )
+        .unwrap();
+    assert_eq!(full.search_name(), None);
+}
