@@ -34,7 +34,7 @@ pub(crate) enum Command {
     Check(CheckArgs),
     /// Serve the skills to an MCP client on stdin and stdout (Skills extension); logs go to
     /// stderr.
-    Mcp,
+    Mcp(McpArgs),
     /// Print a completion script for a shell (for example `skillbook completions bash >
     /// ~/.local/share/bash-completion/completions/skillbook`).
     Completions(CompletionsArgs),
@@ -141,6 +141,17 @@ pub(crate) struct CatalogArgs {
     /// sentences, then names only, then no list and a search tool) until it fits.
     #[arg(long, value_name = "CHARS")]
     pub(crate) budget: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// The most characters of the instructions (the catalog) sent at `initialize`: past it
+    /// every entry is shortened alike, down to no list, and `search_skills` is offered.
+    #[arg(long, value_name = "CHARS", default_value_t = skillbook_mcp::DEFAULT_INSTRUCTIONS_BUDGET)]
+    pub(crate) budget: usize,
+    /// Send the whole catalog, however long.
+    #[arg(long, conflicts_with = "budget")]
+    pub(crate) no_budget: bool,
 }
 
 #[derive(Debug, Args)]

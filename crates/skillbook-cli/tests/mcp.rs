@@ -213,3 +213,38 @@ fn stdout_carries_only_protocol_messages_and_logs_go_to_stderr() {
     assert!(!stderr.contains("outside the directories"), "{stderr}");
     assert!(!stdout.contains("private"));
 }
+
+#[tokio::test]
+async fn the_budget_option_shrinks_the_instructions_and_brings_search() {
+    let fixture = Fixture::new();
+    let serve = |arguments: &[&str]| {
+        TokioChildProcess::new(tokio::process::Command::from(fixture.command(arguments))).unwrap()
+    };
+    let client = ().serve(serve(&["mcp", "--budget", "10"])).await.unwrap();
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(
+        instructions.contains("1 skill is available"),
+        "{instructions}"
+    );
+    let tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(tools, ["read_file", "search_skills"]);
+    let mut request = CallToolRequestParams::new("search_skills");
+    request.arguments = json!({"query": "fill in a form"}).as_object().cloned();
+    let found = client.call_tool(request).await.unwrap();
+    assert_eq!(
+        found.structured_content.unwrap()["results"][0]["name"],
+        "pdf"
+    );
+    client.cancel().await.unwrap();
+
+    // The default budget fits the catalog whole: no search tool.
+    let client = ().serve(serve(&["mcp"])).await.unwrap();
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 1);
+    client.cancel().await.unwrap();
+}

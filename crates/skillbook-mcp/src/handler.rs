@@ -16,7 +16,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use skillbook::runtime::ScopedSkill;
+use skillbook::runtime::{ScopedSkill, search_call};
 use skillbook::uri::{self, SKILL_FILE, SkillUri};
 
 use crate::index::SkillIndex;
@@ -130,9 +130,7 @@ impl ServerHandler for SkillServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let state = self.state();
-        let tools = state.tool.iter().map(|tool| tool.tool.clone());
-        Ok(ListToolsResult::with_all_items(tools.collect()))
+        Ok(ListToolsResult::with_all_items(self.state().tools()))
     }
 
     async fn on_custom_request(
@@ -159,9 +157,10 @@ impl ServerHandler for SkillServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let state = self.state();
-        let tool = state.tool.as_ref()?;
-        (tool.tool.name == name).then(|| tool.tool.clone())
+        self.state()
+            .tools()
+            .into_iter()
+            .find(|tool| tool.name == name)
     }
 
     async fn call_tool(
@@ -400,14 +399,31 @@ fn children(name: &str, index: &SkillIndex, parent: &str) -> Vec<Resource> {
 }
 
 fn call_tool(state: &State, request: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+    if let Some(search) = state
+        .search
+        .as_ref()
+        .filter(|search| search.tool.name == request.name)
+    {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        return Ok(match search_call(&search.index, &arguments) {
+            Ok(results) => CallToolResult::structured(results),
+            Err(error) => CallToolResult::structured_error(error),
+        });
+    }
     let Some(tool) = state
         .tool
         .as_ref()
         .filter(|tool| tool.tool.name == request.name)
     else {
-        let offered = match &state.tool {
-            Some(tool) => format!("this server offers only `{}`", tool.tool.name),
-            None => "this server offers no tools: no skill is model-visible".to_owned(),
+        let names: Vec<String> = state
+            .tools()
+            .iter()
+            .map(|tool| format!("`{}`", tool.name))
+            .collect();
+        let offered = match names.as_slice() {
+            [] => "this server offers no tools: no skill is model-visible".to_owned(),
+            [only] => format!("this server offers only {only}"),
+            several => format!("this server offers {}", several.join(" and ")),
         };
         return Err(ErrorData::invalid_params(
             format!("unknown tool `{}`; {offered}", request.name),

@@ -67,6 +67,17 @@
 //! - **`tools/call` `read_file`:** skillbook's segmented reader over the model-visible skills;
 //!   the result (or `{"error", "message"}` with `isError`) is the same JSON as
 //!   `skillbook read --restricted` and the runtime's reader, as text and as structured content.
+//! - **`tools/call` `search_skills`:** listed only while the instructions list too little to
+//!   choose from (names only, or no list: the catalog's tiers, SPEC §12): the model-visible
+//!   skills ranked for a task, `{"results": [{"name", "description", "location", "score"}]}`.
+//!
+//! # Instructions
+//!
+//! The catalog is the server's `instructions`, within [`DEFAULT_INSTRUCTIONS_BUDGET`]
+//! characters ([`ServerBuilder::instructions_budget`]): past it every entry is shortened alike
+//! — first sentences, then names and locations, then no list — never dropped; from names-only
+//! on, `search_skills` finds the rest. When a reload makes the tool appear or disappear, clients
+//! get `notifications/tools/list_changed`.
 //!
 //! # URIs
 //!
@@ -128,7 +139,8 @@ pub use error::Error;
 pub use handler::{MANUAL_ONLY_META_KEY, OMITTED_META_KEY};
 pub use rmcp::model::SKILLS_EXTENSION_ID;
 pub use server::{
-    DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, ResourceLimits, ServerBuilder, SkillServer,
+    DEFAULT_CONCURRENCY, DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ResourceLimits,
+    ServerBuilder, SkillServer,
 };
 
 use std::sync::Arc;

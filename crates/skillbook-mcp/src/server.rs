@@ -9,7 +9,8 @@ use rmcp::model::{
     ToolAnnotations,
 };
 use serde_json::Value;
-use skillbook::runtime::{ResolvedScope, Scope, ScopedSkill};
+use skillbook::runtime::{ResolvedScope, SEARCH_SKILLS, Scope, ScopedSkill, search_schema};
+use skillbook::search::SearchIndex;
 use skillbook::{Catalog, Discovered, SkillReader, read};
 use tokio::sync::Semaphore;
 
@@ -20,6 +21,11 @@ use crate::index::{self, Digests, IndexError, Indexed, SkillIndex};
 /// How many entries one page of `skills/list`, `resources/list` or `resources/directory/read`
 /// holds unless [`ServerBuilder::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
+
+/// The most characters of the instructions (the catalog) unless
+/// [`ServerBuilder::instructions_budget`] says otherwise: past it the catalog shortens every
+/// entry alike, down to no list at all, and the server offers `search_skills`.
+pub const DEFAULT_INSTRUCTIONS_BUDGET: usize = 16_000;
 
 /// How many requests touch the disk at once unless [`ServerBuilder::concurrency`] says
 /// otherwise. Each holds a few descriptors and at most one file's bytes, so this also bounds
@@ -63,6 +69,7 @@ pub struct ServerBuilder {
     limits: ResourceLimits,
     concurrency: usize,
     read_budget: u64,
+    instructions_budget: Option<usize>,
 }
 
 impl ServerBuilder {
@@ -76,7 +83,17 @@ impl ServerBuilder {
             limits: ResourceLimits::default(),
             concurrency: DEFAULT_CONCURRENCY,
             read_budget: DEFAULT_READ_BUDGET,
+            instructions_budget: Some(DEFAULT_INSTRUCTIONS_BUDGET),
         }
+    }
+
+    /// The most characters the instructions (the catalog) may take, or `None` for no limit.
+    /// Over it the catalog degrades in tiers ([`skillbook::Tier`]); from names-only on, the
+    /// server lists the `search_skills` tool next to `read_file`. Default
+    /// [`DEFAULT_INSTRUCTIONS_BUDGET`].
+    pub fn instructions_budget(&mut self, characters: Option<usize>) -> &mut Self {
+        self.instructions_budget = characters;
+        self
     }
 
     /// Entries per page of the paged methods. Default [`DEFAULT_PAGE_SIZE`]; `0` counts as 1.
@@ -134,7 +151,7 @@ impl ServerBuilder {
             tracing::warn!("{diagnostic}");
         }
         let digests = Arc::new(Digests::default());
-        let state = State::new(resolved, self.page_size, self.limits, Arc::clone(&digests));
+        let state = State::new(resolved, self, Arc::clone(&digests));
         Ok(SkillServer {
             shared: Arc::new(Shared {
                 current: RwLock::new(Arc::new(state)),
@@ -201,8 +218,8 @@ impl SkillServer {
     /// Serves the skills of a new discovery of the scope from now on. Requests already running
     /// finish with the skills they started with.
     ///
-    /// Returns whether the read tool appeared or disappeared (clients should be told that the
-    /// tool list changed).
+    /// Returns whether the tool list changed — the read tool or the search tool appeared or
+    /// disappeared (clients should be told).
     ///
     /// # Errors
     ///
@@ -212,11 +229,10 @@ impl SkillServer {
         let resolved = builder.scope.resolve_found(found)?;
         let state = Arc::new(State::new(
             resolved,
-            builder.page_size,
-            builder.limits,
+            builder,
             Arc::clone(&self.shared.digests),
         ));
-        let has_tool = state.tool.is_some();
+        let tools = state.tool_names();
         let previous = std::mem::replace(
             &mut *self
                 .shared
@@ -225,7 +241,7 @@ impl SkillServer {
                 .unwrap_or_else(PoisonError::into_inner),
             state,
         );
-        Ok(previous.tool.is_some() != has_tool)
+        Ok(previous.tool_names() != tools)
     }
 
     /// The state requests are served from.
@@ -261,6 +277,8 @@ pub(crate) struct State {
     pub(crate) reader: SkillReader,
     /// The read tool, when some skill is model-visible.
     pub(crate) tool: Option<ReadTool>,
+    /// The search tool, when the instructions list too little to choose from.
+    pub(crate) search: Option<SearchTool>,
     /// What `initialize` answers.
     pub(crate) config: ServerConfig,
     /// The same without the instructions, for every other request that asks.
@@ -275,17 +293,28 @@ pub(crate) struct State {
 }
 
 impl State {
-    fn new(
-        resolved: ResolvedScope,
-        page_size: usize,
-        limits: ResourceLimits,
-        digests: Arc<Digests>,
-    ) -> Self {
-        let catalog =
-            Catalog::from_entries(resolved.skills.iter().map(ScopedSkill::entry)).render();
+    fn new(resolved: ResolvedScope, builder: &ServerBuilder, digests: Arc<Digests>) -> Self {
+        let mut catalog = Catalog::from_entries(resolved.skills.iter().map(ScopedSkill::entry));
+        catalog.search_tool(SEARCH_SKILLS);
+        if let Some(budget) = builder.instructions_budget {
+            catalog.budget(budget);
+        }
+        let catalog = catalog.render();
         let tool = catalog
             .as_ref()
             .map(|_| ReadTool::new(resolved.reader.only(|_, visible| visible)));
+        if let Some(catalog) = catalog.as_ref().filter(|catalog| catalog.over_budget) {
+            tracing::warn!(
+                "the instructions take {} characters, over the budget of {}: even the catalog \
+                 without a list is larger",
+                catalog.text.chars().count(),
+                builder.instructions_budget.unwrap_or_default()
+            );
+        }
+        let search = catalog
+            .as_ref()
+            .filter(|catalog| catalog.tier.needs_search())
+            .map(|_| SearchTool::new(resolved.skills.iter().map(ScopedSkill::entry)));
         let listed = listing(resolved.skills);
         let served = listed
             .iter()
@@ -299,13 +328,29 @@ impl State {
             served,
             reader: resolved.reader,
             tool,
+            search,
             config: server_config(catalog.map(|catalog| catalog.text)),
             info,
-            page_size,
-            limits,
+            page_size: builder.page_size,
+            limits: builder.limits,
             digests,
             indexes: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The tools offered: `read_file` while some skill is model-visible, then `search_skills`
+    /// while the instructions need it.
+    pub(crate) fn tools(&self) -> Vec<Tool> {
+        let read = self.tool.iter().map(|tool| tool.tool.clone());
+        let search = self.search.iter().map(|search| search.tool.clone());
+        read.chain(search).collect()
+    }
+
+    fn tool_names(&self) -> Vec<String> {
+        self.tools()
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect()
     }
 
     /// The index of the skill at `position`, built now if no request built it before.
@@ -437,6 +482,38 @@ impl ReadTool {
                 .idempotent(true),
         );
         Self { reader, tool }
+    }
+}
+
+/// The search tool: the model-visible skills' index and the tool definition.
+#[derive(Debug)]
+pub(crate) struct SearchTool {
+    pub(crate) index: SearchIndex,
+    pub(crate) tool: Tool,
+}
+
+impl SearchTool {
+    fn new<'a>(entries: impl IntoIterator<Item = skillbook::CatalogEntry<'a>>) -> Self {
+        let schema = search_schema(SEARCH_SKILLS);
+        let function = &schema["function"];
+        let description = function["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let parameters = match &function["parameters"] {
+            Value::Object(parameters) => parameters.clone(),
+            _ => serde_json::Map::new(),
+        };
+        let tool = Tool::new(SEARCH_SKILLS, description, parameters).with_annotations(
+            ToolAnnotations::with_title("Search the skills")
+                .read_only(true)
+                .destructive(false)
+                .idempotent(true),
+        );
+        Self {
+            index: SearchIndex::new(entries),
+            tool,
+        }
     }
 }
 

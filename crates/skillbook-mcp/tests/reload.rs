@@ -45,8 +45,18 @@ async fn serve(
     RunningService<RoleClient, Listener>,
     mpsc::UnboundedReceiver<&'static str>,
 ) {
+    serve_with(tree.builder()).await
+}
+
+/// Serves what `builder` builds with hot reload and connects a listening client.
+async fn serve_with(
+    builder: skillbook_mcp::ServerBuilder,
+) -> (
+    RunningService<RoleClient, Listener>,
+    mpsc::UnboundedReceiver<&'static str>,
+) {
     let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    tokio::spawn(skillbook_mcp::serve_watching(tree.builder(), server_side));
+    tokio::spawn(skillbook_mcp::serve_watching(builder, server_side));
     let (sender, notifications) = mpsc::unbounded_channel();
     let client = Listener(sender).serve(client_side).await.unwrap();
     (client, notifications)
@@ -90,5 +100,49 @@ async fn the_first_model_visible_skill_brings_the_tool_and_says_so() {
     let tools = client.list_all_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0].name, "read_file");
+    client.cancel().await.unwrap();
+}
+
+/// Waits for a `tools` notification, passing over `resources` ones.
+async fn tools_changed(notifications: &mut mpsc::UnboundedReceiver<&'static str>) {
+    while next(notifications).await != "tools" {}
+}
+
+async fn tool_names(client: &RunningService<RoleClient, Listener>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn search_comes_and_goes_with_the_catalog_tier_and_says_so() {
+    let tree = Tree::empty();
+    tree.write("pdf/SKILL.md", "---\nname: pdf\ndescription: PDF.\n---\n");
+    let mut builder = tree.builder();
+    builder.instructions_budget(Some(1_500));
+    let (client, mut notifications) = serve_with(builder).await;
+    assert_eq!(tool_names(&client).await, ["read_file"]);
+
+    for index in 0..12 {
+        tree.write(
+            &format!("chore-{index:02}/SKILL.md"),
+            &format!(
+                "---\nname: chore-{index:02}\ndescription: Handles chore {index} of the back \
+                 office whenever the user asks.\n---\n"
+            ),
+        );
+    }
+    tools_changed(&mut notifications).await;
+    assert_eq!(tool_names(&client).await, ["read_file", "search_skills"]);
+
+    for index in 0..12 {
+        std::fs::remove_dir_all(tree.root().join(format!("chore-{index:02}"))).unwrap();
+    }
+    tools_changed(&mut notifications).await;
+    assert_eq!(tool_names(&client).await, ["read_file"]);
     client.cancel().await.unwrap();
 }

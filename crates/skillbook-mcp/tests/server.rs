@@ -682,3 +682,83 @@ async fn a_file_that_grew_since_listing_is_not_read_until_listed_again() {
         .unwrap();
     assert_eq!(bytes_of(&read.contents[0]).0.len(), 4000);
 }
+
+#[tokio::test]
+async fn past_the_instructions_budget_the_catalog_shrinks_and_search_is_offered() {
+    let tree = Tree::empty();
+    for index in 0..120 {
+        tree.write(
+            &format!("tool-{index:03}/SKILL.md"),
+            &format!(
+                "---\nname: tool-{index:03}\ndescription: Handles chore number {index} of the \
+                 back office, from intake to the final report, whenever the user asks for it.\n\
+                 ---\n"
+            ),
+        );
+    }
+    tree.write(
+        "secret-deploy/SKILL.md",
+        "---\nname: secret-deploy\ndescription: Deploy.\ndisable-model-invocation: true\n---\n",
+    );
+    let client = connect(tree.builder().build().unwrap()).await;
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(instructions.chars().count() <= skillbook_mcp::DEFAULT_INSTRUCTIONS_BUDGET);
+    // Every skill is still named (names only), none dropped.
+    assert!(instructions.contains("<name>tool-000</name>"));
+    assert!(instructions.contains("<name>tool-119</name>"));
+    assert!(!instructions.contains("<description>"));
+    assert!(instructions.contains("call `search_skills`"));
+    let tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(tools, ["read_file", "search_skills"]);
+
+    let search = |arguments: Value| {
+        let mut request = CallToolRequestParams::new("search_skills");
+        request.arguments = arguments.as_object().cloned();
+        client.call_tool(request)
+    };
+    let result = search(json!({"query": "chore number 42", "limit": 3}))
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true));
+    let found = result.structured_content.unwrap();
+    assert_eq!(found["results"].as_array().unwrap().len(), 3);
+    assert_eq!(found["results"][0]["name"], "tool-042");
+    // The location as the catalog gives it, which the read tool reads.
+    let location = found["results"][0]["location"].as_str().unwrap();
+    assert!(instructions.contains(&format!("<location>{location}</location>")));
+    let mut read = CallToolRequestParams::new("read_file");
+    read.arguments = json!({"path": location}).as_object().cloned();
+    let body = client.call_tool(read).await.unwrap();
+    assert_ne!(body.is_error, Some(true));
+    let hidden = search(json!({"query": "secret-deploy", "limit": 20}))
+        .await
+        .unwrap();
+    let hidden = hidden.structured_content.unwrap();
+    assert!(
+        hidden["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|hit| hit["name"] != "secret-deploy")
+    );
+    let refused = search(json!({"limit": 2})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        refused.structured_content.unwrap()["error"],
+        "invalid_argument"
+    );
+
+    // Without a budget the whole catalog is sent and there is nothing to search.
+    let mut builder = tree.builder();
+    builder.instructions_budget(None);
+    let client = connect(builder.build().unwrap()).await;
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(instructions.chars().count() > skillbook_mcp::DEFAULT_INSTRUCTIONS_BUDGET);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 1);
+}

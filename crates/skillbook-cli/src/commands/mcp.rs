@@ -7,12 +7,13 @@
 use anyhow::Context;
 use skillbook_mcp::ServerBuilder;
 
-use crate::cli::CommonArgs;
+use crate::cli::{CommonArgs, McpArgs};
 use crate::output::Outcome;
 use crate::settings;
 
-pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
-    let builder = ServerBuilder::new(settings::scope(common));
+pub(crate) fn run(common: &CommonArgs, args: &McpArgs) -> anyhow::Result<Outcome> {
+    let mut builder = ServerBuilder::new(settings::scope(common));
+    builder.instructions_budget((!args.no_budget).then_some(args.budget));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

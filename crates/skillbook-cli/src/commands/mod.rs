@@ -36,7 +36,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Read(args) => read::run(&cli.common, args),
         Command::Watch => watch::run(&cli.common),
         Command::Check(args) => check::run(&cli.common, args),
-        Command::Mcp => mcp::run(&cli.common),
+        Command::Mcp(args) => mcp::run(&cli.common, args),
         Command::Completions(args) => completions(cli.common.format, args),
     }
 }
