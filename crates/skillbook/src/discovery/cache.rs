@@ -215,24 +215,6 @@ impl DiscoveryCache {
             return found;
         }
         let started = SystemTime::now();
-        // The walk arms the tripwire as it goes: each directory is watched before it is listed,
-        // so nothing changed during the walk goes unnoticed, and the tree is walked once.
-        #[cfg(feature = "watch")]
-        let (found, stamps, tripwire) = match self.watch.then(tripwire::Tripwire::new).flatten() {
-            Some(tripwire) => {
-                let (found, stamps) = tripwire.discover(discovery);
-                (
-                    found,
-                    stamps,
-                    tripwire.is_armed().then(|| Arc::new(tripwire)),
-                )
-            }
-            None => {
-                let (found, stamps) = discovery.run(true);
-                (found, stamps, None)
-            }
-        };
-        #[cfg(not(feature = "watch"))]
         let (found, stamps) = discovery.run(true);
         let racy = stamps.iter().any(|stamp| {
             stamp
@@ -240,12 +222,24 @@ impl DiscoveryCache {
                 .and_then(|state| state.modified_time())
                 .is_some_and(|changed| changed + RACY_WINDOW > started)
         });
+        let stamps: Arc<[Stamp]> = stamps.into();
         let found = Arc::new(found);
+        // Watches go up on another thread, so this call costs what a cold discovery does.
+        #[cfg(feature = "watch")]
+        let tripwire = self
+            .watch
+            .then(tripwire::Tripwire::new)
+            .flatten()
+            .map(|tripwire| {
+                let again = racy.then(|| (discovery.clone(), Arc::clone(&found)));
+                tripwire.arm_in_background(Arc::clone(&stamps), again);
+                Arc::new(tripwire)
+            });
         self.remember(
             discovery,
             Entry {
                 found: Arc::clone(&found),
-                stamps: stamps.into(),
+                stamps,
                 racy,
                 #[cfg(feature = "watch")]
                 tripwire,
@@ -278,19 +272,34 @@ impl DiscoveryCache {
     fn reusable(&self, discovery: &Discovery) -> Option<Arc<Discovered>> {
         let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let entry = state.entries.get(discovery)?;
-        let (found, stamps) = (Arc::clone(&entry.found), Arc::clone(&entry.stamps));
+        let (found, stamps, racy) = (
+            Arc::clone(&entry.found),
+            Arc::clone(&entry.stamps),
+            entry.racy,
+        );
         #[cfg(feature = "watch")]
-        if let Some(tripwire) = &entry.tripwire {
-            if tripwire.is_quiet() {
-                return Some(found);
+        let tripwire = entry.tripwire.clone();
+        drop(state);
+        #[cfg(feature = "watch")]
+        if let Some(tripwire) = tripwire {
+            // A racy result cannot be checked by its stamps: wait for the watches (and the walk
+            // that checks it) rather than walking here too.
+            let armed = if racy {
+                tripwire.wait_armed()
+            } else {
+                tripwire.is_armed()
+            };
+            if armed {
+                if tripwire.is_quiet() {
+                    return Some(found);
+                }
+                // Something happened: re-arm, then let the stamps tell whether it mattered.
+                tripwire.reset();
             }
-            // Something happened: re-arm, then let the stamps tell whether it mattered.
-            tripwire.reset();
         }
-        if entry.racy {
+        if racy {
             return None;
         }
-        drop(state);
         all_hold(&stamps).then_some(found)
     }
 

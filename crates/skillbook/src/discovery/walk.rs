@@ -26,7 +26,7 @@ use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::skill::{Place, Skill, SkillFile, Source};
 
 /// Skill file names, in order of preference.
-pub(super) const SKILL_FILE_NAMES: [&str; 2] = ["SKILL.md", "skill.md"];
+pub(crate) const SKILL_FILE_NAMES: [&str; 2] = ["SKILL.md", "skill.md"];
 
 /// The most links followed in a row to reach one root.
 const MAX_ROOT_LINKS: usize = 40;

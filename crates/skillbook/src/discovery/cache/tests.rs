@@ -270,6 +270,87 @@ mod watching {
         panic!("the edit was never seen");
     }
 
+    /// The watches go up after the walk; a change made in between (before its folder is
+    /// watched) is caught by the check that follows arming, from the stamps or, for a racy
+    /// result, by walking again.
+    #[test]
+    fn a_change_between_the_walk_and_the_watches_trips_the_wire() {
+        for racy in [false, true] {
+            let fixture = Fixture::new();
+            skill(&fixture.root(), "team/a", "A.");
+            skill(&fixture.root(), "b", "B.");
+            if !racy {
+                age(fixture.workspace.path());
+            }
+            let (found, stamps) = fixture.discovery.run(true);
+            let found = Arc::new(found);
+            let stamps: Arc<[Stamp]> = stamps.into();
+            let arm = || {
+                let tripwire = tripwire::Tripwire::new().unwrap();
+                let again = racy.then(|| (fixture.discovery.clone(), Arc::clone(&found)));
+                tripwire.arm_in_background(Arc::clone(&stamps), again);
+                assert!(tripwire.wait_armed(), "racy: {racy}");
+                tripwire
+            };
+            // Nothing changed: armed and quiet.
+            assert!(arm().is_quiet(), "racy: {racy}");
+            // A skill added to a collection before the watches go up.
+            skill(&fixture.root(), "team/c", "C.");
+            assert!(!arm().is_quiet(), "racy: {racy}");
+        }
+    }
+
+    #[test]
+    fn the_first_discovery_returns_before_the_watches_and_reuse_follows() {
+        let fixture = Fixture::new();
+        for index in 0..200 {
+            skill(
+                &fixture.root(),
+                &format!("group-{}/s{index}", index % 5),
+                "S.",
+            );
+        }
+        age(fixture.workspace.path());
+        let cache = DiscoveryCache::watching();
+        let first = cache.discover(&fixture.discovery);
+        assert_eq!(*first, fixture.discovery.discover());
+        // Until the watches are up the stamps decide; after, the result is reused as it is.
+        for _ in 0..200 {
+            let entry_armed = {
+                let state = cache.state.lock().unwrap();
+                state.entries[&fixture.discovery]
+                    .tripwire
+                    .as_ref()
+                    .unwrap()
+                    .is_armed()
+            };
+            assert!(Arc::ptr_eq(&first, &cache.discover(&fixture.discovery)));
+            if entry_armed {
+                skill(&fixture.root(), "group-2/s2", "Changed.");
+                let found = wait_until_changed(&cache, &fixture.discovery, &first);
+                assert_eq!(*found, fixture.discovery.discover());
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("the watches were never armed");
+    }
+
+    fn wait_until_changed(
+        cache: &DiscoveryCache,
+        discovery: &Discovery,
+        before: &Arc<Discovered>,
+    ) -> Arc<Discovered> {
+        for _ in 0..200 {
+            let found = cache.discover(discovery);
+            if !Arc::ptr_eq(&found, before) {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("the change was never seen");
+    }
+
     #[test]
     fn a_root_created_later_trips_the_parent_watch() {
         let fixture = Fixture::new();
