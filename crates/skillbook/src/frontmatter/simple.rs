@@ -74,7 +74,8 @@ fn close(
     let value = if indent == 0 {
         Value::Null
     } else {
-        Value::Object(nested)
+        // Kept with the skill: no room to spare.
+        Value::Object(nested.into_iter().collect())
     };
     insert(fields, key, value)
 }

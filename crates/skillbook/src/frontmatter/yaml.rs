@@ -206,7 +206,20 @@ fn apply_fields(
         }
     }
     document.disable_model_invocation = fields.get("disable-model-invocation").is_some_and(is_true);
-    document.fields = fields;
+    document.fields = compact(fields);
+}
+
+/// `fields` in maps of exactly their size, nested ones too: every discovered skill keeps its
+/// front matter, and a map grown one insert at a time has room for twice what it holds.
+fn compact(fields: Map<String, Value>) -> Map<String, Value> {
+    fields
+        .into_iter()
+        .map(|(key, value)| match value {
+            Value::Object(nested) => (key, Value::Object(compact(nested))),
+            Value::Array(items) => (key, Value::Array(items.into_iter().collect())),
+            other => (key, other),
+        })
+        .collect()
 }
 
 /// YAML `true` in any case, or the string `"true"` — never `yes` or `on`.
@@ -432,7 +445,7 @@ pub(super) fn read_lines_into(raw: &str, document: &mut SkillDocument) {
     document.name = text("name");
     document.description = text("description");
     document.disable_model_invocation = fields.get("disable-model-invocation").is_some_and(is_true);
-    document.fields = fields;
+    document.fields = compact(fields);
 }
 
 /// A value, its quotes removed, with indented continuation lines or a block scalar folded in.
