@@ -97,8 +97,12 @@ fn text_of(contents: &ResourceContents) -> &str {
 #[tokio::test]
 async fn the_server_serves_5000_skills_under_a_64_descriptor_limit() {
     let fixture = Fixture::new();
-    let child =
-        TokioChildProcess::new(tokio::process::Command::from(fixture.limited(&["mcp"]))).unwrap();
+    let child = TokioChildProcess::new(tokio::process::Command::from(fixture.limited(&[
+        "mcp",
+        // The whole catalog, every skill listed (the default budget would list none).
+        "--no-budget",
+    ])))
+    .unwrap();
     let client = ().serve(child).await.unwrap();
     let info = client.peer_info().expect("initialized");
     let instructions = info.instructions.as_deref().unwrap_or_default();

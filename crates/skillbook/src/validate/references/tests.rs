@@ -303,3 +303,35 @@ fn inline_code_is_the_skills_when_it_starts_in_a_skill_folder() {
         );
     }
 }
+
+mod generated {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of Markdown that the scanner treats specially, to be joined at random.
+    fn markdownish() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            "[a](", "](", ")", "![", "]: ", "`", "``", "```\n", "~~~\n", "\n", "<", ">", "../",
+            "./", "/", "%", "%2", "%e9", "é", "数", "\\", "#", "?", "x.md", "scripts/", " ", "\t",
+            "\r\n", "\u{feff}", "\u{1b}",
+        ]);
+        prop::collection::vec(pieces, 0..80).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        /// Any text, however it mixes links, code spans and fences, is scanned without a panic,
+        /// and every reference points inside the text.
+        #[test]
+        fn scanning_never_panics_and_positions_stay_in_the_text(
+            text in prop_oneof![markdownish(), "(?s).{0,300}"],
+            body_line in 1u64..5,
+        ) {
+            let lines = u64::try_from(text.split('\n').count()).unwrap();
+            for reference in scan(&text, body_line) {
+                prop_assert!(reference.line >= body_line);
+                prop_assert!(reference.line <= lines, "{reference:?}");
+                prop_assert!(reference.column >= 1);
+            }
+        }
+    }
+}

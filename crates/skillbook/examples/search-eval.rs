@@ -1,0 +1,41 @@
+//! Prints the retrieval table of skill search over the frozen evaluation set
+//! (`crates/skillbook/tests/search_eval`): recall@1, recall@5 and MRR of skillbook's ranking and
+//! of plain BM25.
+//!
+//! `cargo run -p skillbook --example search-eval`; with `--misses`, also every query whose
+//! expected skills are not in skillbook's first five results, with the five it returned.
+
+#[path = "../tests/search_eval/eval.rs"]
+mod eval;
+
+use skillbook::search::{DEFAULT_LIMIT, Ranking};
+
+fn main() {
+    let skills = eval::skills();
+    let queries = eval::queries();
+    let (table, _, _) = eval::table(&skills, &queries);
+    println!("{table}");
+    if !std::env::args().any(|argument| argument == "--misses") {
+        return;
+    }
+    let index = eval::index(&skills, Ranking::Default);
+    for (line, query) in queries.iter().enumerate() {
+        let rank = eval::first_rank(&index, query);
+        if rank.is_some_and(|rank| rank <= DEFAULT_LIMIT) {
+            continue;
+        }
+        let returned: Vec<String> = index
+            .search(&query.query, DEFAULT_LIMIT)
+            .into_iter()
+            .map(|hit| hit.name)
+            .collect();
+        println!(
+            "line {}: {:?}\n  expected {:?} (first at {})\n  returned {:?}",
+            line + 1,
+            query.query,
+            query.expected,
+            rank.map_or("none".to_owned(), |rank| rank.to_string()),
+            returned
+        );
+    }
+}
