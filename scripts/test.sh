@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite. First makes sure `.venv` holds the pinned Python tools the tests talk
-# to (the format's reference validator and the MCP Python SDK), then runs every Rust test in
-# the workspace.
+# to (the format's reference validator, the MCP Python SDK and the OpenAI, Anthropic and Gemini
+# SDKs), then runs every Rust test in the workspace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -335,7 +335,8 @@ pub fn append_to_prompt(host_prompt: &str, catalog: Option<&RenderedCatalog>) ->
 
 /// A stable 64-bit fingerprint (FNV-1a) of a catalog's text, shown as 16 hex digits.
 ///
-/// Equal texts give equal fingerprints on every platform and version of this crate.
+/// Equal texts give equal fingerprints on every platform and version of this crate. It
+/// serializes as its 16 hex digits (a JSON number would lose bits in JavaScript).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Fingerprint(pub u64);
 
@@ -354,6 +355,29 @@ impl Fingerprint {
 impl fmt::Display for Fingerprint {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(formatter, "{:016x}", self.0)
+    }
+}
+
+impl Serialize for Fingerprint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Fingerprint {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(deserializer)?;
+        let digits = text.len() == 16 && text.bytes().all(|byte| byte.is_ascii_hexdigit());
+        digits
+            .then(|| u64::from_str_radix(&text, 16).ok())
+            .flatten()
+            .map(Fingerprint)
+            .ok_or_else(|| {
+                serde::de::Error::invalid_value(
+                    serde::de::Unexpected::Str(&text),
+                    &"a catalog fingerprint: 16 hex digits",
+                )
+            })
     }
 }
 

@@ -46,7 +46,7 @@
 //! - [`read`] — the `read_file` tool's arguments, segments and results;
 //! - [`catalog`] — what the model sees; [`uri`] — the `skill://` addresses;
 //! - [`runtime`] — each agent run (the three ways a skill reaches a model), on a resolved
-//!   [`runtime::Scope`];
+//!   [`runtime::Scope`], in the shapes of every major LLM API ([`runtime::Provider`]);
 //! - [`sources`] — skills in memory, an embedded directory or a zip archive;
 //! - [`validate`] — `skillbook check`; [`diagnostic`] and [`error`] — every problem met on the
 //!   way, typed, with stable codes.

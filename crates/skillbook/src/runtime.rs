@@ -18,6 +18,12 @@
 //! Each run resolves its scope afresh through a [`DiscoveryCache`]: when nothing on disk
 //! changed, a run costs one `stat` per recorded path instead of a walk.
 //!
+//! [`PreparedRun::tools`] and the `to_message` methods speak OpenAI Chat Completions; a
+//! [`Provider`] gives the same run for OpenAI Responses, Anthropic Messages or Gemini —
+//! [`PreparedRun::tools_for`], [`PreparedRun::items_for`], [`Provider::parse_tool_calls`] and
+//! [`Provider::result_messages`]. A run is stored as its [`RunRecord`] ([`PreparedRun::record`])
+//! and goes on later with [`SkillRuntime::resume`].
+//!
 //! A complete tool loop with a scripted model:
 //!
 //! ```
@@ -54,6 +60,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::catalog::{RenderedCatalog, append_to_prompt};
@@ -65,6 +72,8 @@ mod error;
 mod executor;
 mod memo;
 mod messages;
+mod provider;
+mod record;
 mod resolver;
 mod scope;
 mod search_tool;
@@ -75,6 +84,8 @@ pub use executor::{
     ACTIVATE_SKILL, PolicyCall, PolicyDecision, READ_FILE, READ_SKILL_FILE, ReadPolicy,
 };
 pub use messages::{ContextItem, ToolCall, ToolResult};
+pub use provider::{Provider, ResponseError, ToolDefinition, portable_tool_name};
+pub use record::RunRecord;
 pub use resolver::{Resolver, Scope};
 pub use scope::{DiskSkill, ResolvedScope, ScopedSkill};
 pub use search_tool::{SEARCH_SKILL_CATALOG, SEARCH_SKILLS, search_call, search_schema};
@@ -100,14 +111,17 @@ impl Default for SelectedLimits {
     }
 }
 
-/// One request from the host.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One request from the host. It serializes both ways, as part of a [`RunRecord`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 #[non_exhaustive]
 pub struct RunRequest {
     /// The host's system prompt.
     pub system_prompt: String,
-    /// The host's tools, in OpenAI function shape (`{"type": "function", "function": {"name",
-    /// …}}`; a flat `{"name", …}` is accepted too).
+    /// The host's tools, in any provider's shape: OpenAI Chat (`{"type": "function",
+    /// "function": {"name", …}}`) for [`PreparedRun::tools`], or the shape of the provider the
+    /// host sends [`PreparedRun::tools_for`] to (see [`Provider`]). Their names, in every
+    /// shape — a Gemini `Tool`'s `functionDeclarations` included — decide the reader's name.
     pub host_tools: Vec<Value>,
     /// Skills the host names for this run (path 2).
     pub selected_skills: Vec<String>,
@@ -244,19 +258,25 @@ impl SkillRuntime {
         // run costs no scan of the skills.
         let prepared = self.memo.prepared(&scope, found)?;
         let resolved = &prepared.resolved;
-        let host_names: Vec<&str> = request.host_tools.iter().filter_map(tool_name).collect();
+        let host_names: Vec<&str> = request
+            .host_tools
+            .iter()
+            .flat_map(provider::tool_names)
+            .collect();
         let (selected, item) =
             selected::select(resolved, &request.selected_skills, self.selected_limits)?;
         let selected: HashSet<String> = selected.iter().map(|skill| skill.key()).collect();
         // Nothing exposed: the host's prompt and tools come back untouched, whatever they hold.
         if !prepared.has_visible() && selected.is_empty() {
             return Ok(PreparedRun {
-                system_prompt: request.system_prompt,
-                tools: request.host_tools,
+                system_prompt: request.system_prompt.clone(),
+                tools: request.host_tools.clone(),
                 items: item.into_iter().collect(),
                 catalog: None,
                 diagnostics: resolved.diagnostics.clone(),
+                definitions: Vec::new(),
                 executor: None,
+                request,
             });
         }
         let reader_name = reader_name(&host_names)?;
@@ -291,7 +311,7 @@ impl SkillRuntime {
             .reader
             .only(move |name, visible| visible || selected.contains(&name.key()));
         let executor = Executor::new(reader_name, reader, activate, search, self.policy.clone());
-        let mut tools = request.host_tools;
+        let mut tools = request.host_tools.clone();
         tools.extend(executor.schemas());
         Ok(PreparedRun {
             system_prompt: append_to_prompt(&request.system_prompt, catalog.as_ref()),
@@ -299,7 +319,9 @@ impl SkillRuntime {
             items: item.into_iter().collect(),
             catalog,
             diagnostics: resolved.diagnostics.clone(),
+            definitions: executor.definitions(),
             executor: Some(executor),
+            request,
         })
     }
 }
@@ -319,23 +341,19 @@ fn reader_name(host_names: &[&str]) -> Result<String, RuntimeError> {
     }
 }
 
-/// The name of a host tool in OpenAI function shape or flat shape.
-fn tool_name(tool: &Value) -> Option<&str> {
-    tool.pointer("/function/name")
-        .or_else(|| tool.get("name"))
-        .and_then(Value::as_str)
-}
-
 /// A run ready for the model: what to send, and the executor for the reader's calls.
 ///
 /// The catalog is fixed for the whole run; the next [`SkillRuntime::prepare`] resolves afresh.
+/// The run holds open handles, so it cannot be stored itself: store its [`PreparedRun::record`]
+/// and [`SkillRuntime::resume`] it.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct PreparedRun {
     /// The host's system prompt with the catalog appended (unchanged without a catalog).
     pub system_prompt: String,
-    /// The host's tools with the reader (then the search tool when the catalog needs it, and the
-    /// fallback tool when on) appended.
+    /// The host's tools as given, with the reader (then the search tool when the catalog needs
+    /// it, and the fallback tool when on) appended in OpenAI Chat shape;
+    /// [`PreparedRun::tools_for`] gives them all in any [`Provider`]'s shape.
     pub tools: Vec<Value>,
     /// Messages to place before the history: the host-selected skills.
     pub items: Vec<ContextItem>,
@@ -344,7 +362,11 @@ pub struct PreparedRun {
     pub catalog: Option<RenderedCatalog>,
     /// Problems met while discovering this run's skills.
     pub diagnostics: Vec<Diagnostic>,
+    /// The run's own tools.
+    definitions: Vec<ToolDefinition>,
     executor: Option<Executor>,
+    /// The host's request, as it came.
+    request: RunRequest,
 }
 
 impl PreparedRun {
@@ -367,6 +389,48 @@ impl PreparedRun {
             .is_some_and(|executor| executor.handles(tool_name))
     }
 
+    /// The tools to send to `provider`: the host's tools as requested — a function tool given in
+    /// another provider's shape converted, anything else kept as it is — then the run's own
+    /// (see [`Provider`]).
+    pub fn tools_for(&self, provider: Provider) -> Vec<Value> {
+        provider.tools_with_host(&self.request.host_tools, &self.definitions)
+    }
+
+    /// The context items as `provider`'s messages, to place before the history
+    /// ([`Provider::context_message`]).
+    pub fn items_for(&self, provider: Provider) -> Vec<Value> {
+        self.items
+            .iter()
+            .map(|item| provider.context_message(item))
+            .collect()
+    }
+
+    /// The run's own tools (the reader, the search tool, the fallback tool), in no provider's
+    /// shape; none when no skill is exposed.
+    pub fn tool_definitions(&self) -> &[ToolDefinition] {
+        &self.definitions
+    }
+
+    /// Answers one model turn's calls, in their order: the run's own with
+    /// [`PreparedRun::execute`], every other with `host`. Send the results back together with
+    /// [`Provider::result_messages`].
+    pub fn answer(
+        &self,
+        calls: &[ToolCall],
+        mut host: impl FnMut(&ToolCall) -> ToolResult,
+    ) -> Vec<ToolResult> {
+        calls
+            .iter()
+            .map(|call| {
+                if self.handles(&call.name) {
+                    self.execute(call)
+                } else {
+                    host(call)
+                }
+            })
+            .collect()
+    }
+
     /// Executes a reader or search call. A call to any other tool gets an `unsupported_tool`
     /// error result.
     pub fn execute(&self, call: &ToolCall) -> ToolResult {
@@ -374,6 +438,7 @@ impl PreparedRun {
             Some(executor) => executor.execute(call),
             None => ToolResult {
                 tool_call_id: call.id.clone(),
+                name: call.name.clone(),
                 content: error_json(
                     ErrorCode::UnsupportedTool,
                     &format!(

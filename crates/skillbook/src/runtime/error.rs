@@ -1,6 +1,8 @@
-//! Why preparing a run failed. Every one of these happens before any model call.
+//! Why preparing (or resuming) a run failed. Every one of these happens before any model call.
 
 use std::path::PathBuf;
+
+use crate::catalog::Fingerprint;
 
 /// A run could not be prepared.
 #[derive(Debug, thiserror::Error)]
@@ -100,4 +102,25 @@ pub enum RuntimeError {
         /// The limit.
         limit: u64,
     },
+    /// [`super::SkillRuntime::resume`]: the catalog the run would show now is not the one the
+    /// recorded run showed the model.
+    #[error(
+        "the skill catalog changed since this run was recorded (fingerprint {}, now {}): the \
+         model's earlier turns chose from the old one, so the run cannot be resumed; prepare a new \
+         run with `SkillRuntime::prepare` (carrying the history over if you like) and send its \
+         system prompt and tools",
+        fingerprint_text(.recorded),
+        fingerprint_text(.current)
+    )]
+    CatalogChanged {
+        /// The recorded run's catalog fingerprint (`None`: it had no catalog).
+        recorded: Option<Fingerprint>,
+        /// The catalog fingerprint now (`None`: no skill is model-visible now).
+        current: Option<Fingerprint>,
+    },
+}
+
+/// A fingerprint's hex digits, or `none` for no catalog.
+fn fingerprint_text(fingerprint: &Option<Fingerprint>) -> String {
+    fingerprint.map_or_else(|| "none".to_owned(), |fingerprint| fingerprint.to_string())
 }

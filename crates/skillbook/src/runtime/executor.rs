@@ -14,6 +14,7 @@ use crate::reader::SkillReader;
 use crate::search::SearchIndex;
 
 use super::messages::{ToolCall, ToolResult};
+use super::provider::ToolDefinition;
 use super::search_tool::{SEARCH_SKILLS, search_call, search_schema};
 
 /// The reader's canonical name; policies always see this name, even when the tool is aliased.
@@ -133,6 +134,14 @@ impl Executor {
         schemas
     }
 
+    /// The same tools as [`Executor::schemas`], in no provider's shape.
+    pub(crate) fn definitions(&self) -> Vec<ToolDefinition> {
+        self.schemas()
+            .iter()
+            .filter_map(ToolDefinition::from_tool)
+            .collect()
+    }
+
     pub(crate) fn execute(&self, call: &ToolCall) -> ToolResult {
         let canonical = if call.name == self.name {
             READ_FILE
@@ -170,6 +179,7 @@ impl Executor {
             };
             return ToolResult {
                 tool_call_id: call.id.clone(),
+                name: call.name.clone(),
                 content: content.to_string(),
                 is_error,
                 skill: None,
@@ -178,12 +188,14 @@ impl Executor {
         match self.reader.call(&call.arguments) {
             Ok(result) => ToolResult {
                 tool_call_id: call.id.clone(),
+                name: call.name.clone(),
                 content: result.to_json().to_string(),
                 is_error: false,
                 skill: result.skill,
             },
             Err(error) => ToolResult {
                 tool_call_id: call.id.clone(),
+                name: call.name.clone(),
                 content: error.to_json().to_string(),
                 is_error: true,
                 skill: None,
@@ -210,6 +222,7 @@ impl Executor {
         match self.reader.skill_text(name, ACTIVATE_MAX_BYTES) {
             Ok((text, _)) => ToolResult {
                 tool_call_id: call.id.clone(),
+                name: call.name.clone(),
                 content: skill_instructions(name, directory, text.trim_end()),
                 is_error: false,
                 skill: Some(name.to_string()),
@@ -222,6 +235,7 @@ impl Executor {
 fn error_result(call: &ToolCall, code: ErrorCode, message: &str) -> ToolResult {
     ToolResult {
         tool_call_id: call.id.clone(),
+        name: call.name.clone(),
         content: error_json(code, message).to_string(),
         is_error: true,
         skill: None,

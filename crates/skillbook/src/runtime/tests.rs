@@ -46,7 +46,7 @@ fn host_tool(name: &str) -> Value {
 }
 
 fn tool_names(run: &PreparedRun) -> Vec<&str> {
-    run.tools.iter().filter_map(tool_name).collect()
+    run.tools.iter().flat_map(provider::tool_names).collect()
 }
 
 fn read(run: &PreparedRun, name: &str, arguments: Value) -> (Value, ToolResult) {
