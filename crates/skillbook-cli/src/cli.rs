@@ -35,6 +35,15 @@ pub(crate) enum Command {
     /// Serve the skills to an MCP client on stdin and stdout (Skills extension); logs go to
     /// stderr.
     Mcp(McpArgs),
+    /// Serve skills to many users over streamable HTTP at `/mcp`, one tenant per bearer token.
+    ///
+    /// A TOML file (`--config`) names the tenants, each with its skill sources (directories and
+    /// zip archives) and token digests; a tenant sees only its own skills, by `skill://`
+    /// address. Stateless, so replicas scale out; `/healthz` and `/readyz` for probes; SIGTERM
+    /// stops it gracefully. The common discovery options do not apply.
+    Serve(ServeArgs),
+    /// Print a new bearer token for `skillbook serve` and the configuration line with its digest.
+    Token,
     /// Print a completion script for a shell (for example `skillbook completions bash >
     /// ~/.local/share/bash-completion/completions/skillbook`).
     Completions(CompletionsArgs),
@@ -152,6 +161,33 @@ pub(crate) struct McpArgs {
     /// Send the whole catalog, however long.
     #[arg(long, conflicts_with = "budget")]
     pub(crate) no_budget: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The configuration file: the tenants, their skill sources and token digests, and the
+    /// server's settings.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: PathBuf,
+    /// The address to listen on (an IP address and a port; port 0 picks a free one) [default:
+    /// the file's `listen`, else 127.0.0.1:8931].
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) listen: Option<String>,
+    /// Check the configuration — read it, discover every tenant's skills — print what would
+    /// be served, and exit without serving.
+    #[arg(long)]
+    pub(crate) check_config: bool,
+    /// How log lines on stderr are written.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
+    pub(crate) log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LogFormat {
+    /// One line of text per event.
+    Text,
+    /// One JSON object per event, for log collectors.
+    Json,
 }
 
 #[derive(Debug, Args)]

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return argument_error(&error),
     };
-    init_logging(cli.common.color);
+    init_logging(&cli);
     let format = cli.common.format;
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),
@@ -141,17 +141,27 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 /// Logs go to stderr only (stdout carries results, and is the MCP channel). `RUST_LOG` tunes it.
 ///
 /// By default rmcp logs only errors: it warns about every error response it sends, which is the
-/// client's business, not the server operator's. Colours as `--color` says; by default only on
-/// a terminal (MCP clients often write a server's stderr to a log file).
-fn init_logging(color: cli::Color) {
+/// client's business, not the server operator's. `skillbook serve` also logs what an operator
+/// follows (start, refusals, shutdown), as text or, with `--log-format json`, one JSON object a
+/// line. Colours as `--color` says; by default only on a terminal (MCP clients often write a
+/// server's stderr to a log file).
+fn init_logging(cli: &cli::Cli) {
+    let (default, json) = match &cli.command {
+        cli::Command::Serve(args) => ("info,rmcp=error", args.log_format == cli::LogFormat::Json),
+        _ => ("warn,rmcp=error", false),
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
-    tracing_subscriber::fmt()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(color.enabled(std::io::stderr().is_terminal()))
-        .without_time()
-        .init();
+        .with_writer(std::io::stderr);
+    if json {
+        logs.json().with_ansi(false).init();
+    } else {
+        logs.with_ansi(cli.common.color.enabled(std::io::stderr().is_terminal()))
+            .without_time()
+            .init();
+    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,6 @@
 //! Every method that touches the disk runs on Tokio's blocking pool, so a slow file system
 //! never stalls the session.
 
-use std::ops::Range;
-
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
     DIRECTORY_MIME_TYPE, DiscoverResult, ErrorCode, GetSkillRequestParams, GetSkillResult,
@@ -13,12 +11,13 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, Resource,
     ServerConfig, SkillFrontmatter, SkillResource, SkillResources, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use skillbook::runtime::{ScopedSkill, search_call};
 use skillbook::uri::{self, SKILL_FILE, SkillUri};
 
+use crate::cursor;
 use crate::index::SkillIndex;
 use crate::read;
 use crate::server::{SkillServer, State, not_served};
@@ -54,6 +53,12 @@ impl ServerHandler for SkillServer {
         request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
         WithInstructions(self.state().config.clone()).negotiate_initialize(request)
+    }
+
+    /// A client in a session of its own is told when the skills change
+    /// ([`SkillServer::notify_sessions`]).
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.remember(context.peer);
     }
 
     async fn discover(
@@ -203,7 +208,11 @@ impl SkillServer {
         })?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            work(&state)
+            // Whatever a method answers, it names no path the client may not see.
+            work(&state).map_err(|mut error| {
+                error.message = state.redactor.text(&error.message).into();
+                error
+            })
         })
         .await
         .map_err(|error| ErrorData::internal_error(format!("the request failed: {error}"), None))?
@@ -231,34 +240,8 @@ fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
     request.and_then(|request| request.cursor.as_deref())
 }
 
-/// The positions one page covers, and the cursor of the next page.
-///
-/// A cursor is the decimal position of the page's first entry; clients treat it as opaque.
-fn page(
-    cursor: Option<&str>,
-    total: usize,
-    size: usize,
-) -> Result<(Range<usize>, Option<String>), ErrorData> {
-    let start = match cursor {
-        None => 0,
-        Some(cursor) => cursor
-            .parse::<usize>()
-            .ok()
-            .filter(|start| *start <= total)
-            .ok_or_else(|| {
-                ErrorData::invalid_params(
-                    format!("the cursor `{cursor}` was not given by this server"),
-                    None,
-                )
-            })?,
-    };
-    let end = start.saturating_add(size).min(total);
-    let next = (end < total).then(|| end.to_string());
-    Ok((start..end, next))
-}
-
 fn list_skills(state: &State, cursor: Option<&str>) -> Result<ListSkillsResult, ErrorData> {
-    let (positions, next) = page(cursor, state.listed.len(), state.page_size)?;
+    let (positions, next) = state.page(cursor)?;
     let mut skills = Vec::new();
     let mut omitted = Vec::new();
     for position in positions {
@@ -276,6 +259,7 @@ fn list_skills(state: &State, cursor: Option<&str>) -> Result<ListSkillsResult, 
             },
             (None, None) => continue,
         };
+        let reason = state.redactor.text(&reason);
         omitted.push(json!({ "name": listed.skill.name(), "reason": reason }));
     }
     let mut result = ListSkillsResult::with_all_items(skills);
@@ -306,7 +290,7 @@ fn get_skill(state: &State, requested: &str) -> Result<GetSkillResult, ErrorData
 }
 
 fn list_resources(state: &State, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
-    let (positions, next) = page(cursor, state.listed.len(), state.page_size)?;
+    let (positions, next) = state.page(cursor)?;
     let mut resources = Vec::new();
     for position in positions {
         let Some(listed) = state.listed.get(position) else {
@@ -358,7 +342,11 @@ fn read_directory(
         return Err(not_a_directory());
     }
     let children = children(&target.name, &index, &target.relative);
-    let (positions, next) = page(cursor, children.len(), state.page_size)?;
+    let (positions, next) = cursor::page(cursor, children.len(), state.page_size, |position| {
+        children
+            .get(position)
+            .map_or("", |child| child.name.as_str())
+    })?;
     let mut result = ReadResourceDirectoryResult::with_all_items(
         children.get(positions).unwrap_or_default().to_vec(),
     );
@@ -431,9 +419,9 @@ fn call_tool(state: &State, request: CallToolRequestParams) -> Result<CallToolRe
         ));
     };
     let arguments = Value::Object(request.arguments.unwrap_or_default());
-    Ok(match tool.reader.call(&arguments) {
-        Ok(result) => CallToolResult::structured(result.to_json()),
-        Err(error) => CallToolResult::structured_error(error.to_json()),
+    Ok(match tool.call(arguments) {
+        Ok(result) => CallToolResult::structured(result),
+        Err(error) => CallToolResult::structured_error(error),
     })
 }
 

@@ -1,4 +1,5 @@
-//! skillbook-mcp: an MCP server (stdio) that serves Agent Skills to any MCP client.
+//! skillbook-mcp: an MCP server (stdio, or streamable HTTP for many tenants) that serves Agent
+//! Skills to any MCP client.
 //!
 //! The server implements the MCP Skills extension (`io.modelcontextprotocol/skills`, SEP-2640)
 //! on top of skillbook's discovery and read boundary, so every client gets the same skills with
@@ -91,6 +92,22 @@
 //! slashes, NUL bytes, queries and fragments are refused before anything is looked up, and even
 //! a listed file is opened through the boundary, so a link swapped in later cannot lead out.
 //!
+//! # Addresses
+//!
+//! [`ServerBuilder::addresses`] decides how the catalog, the read tool and `search_skills`
+//! name a skill found on disk. [`Addresses::Paths`] (the default, `skillbook mcp`) locates it by
+//! the absolute path of its `SKILL.md`, which the read tool reads, as it reads `skill://` URIs.
+//! [`Addresses::SkillUris`] (`skillbook serve`) locates every skill by its `skill://` URI, the
+//! read tool refuses anything else (alike whether or not something is at that path), and every
+//! result and error message names files by URI: nothing a client is told reveals how the
+//! server's disk is laid out.
+//!
+//! # Serving over HTTP
+//!
+//! With the feature `http`, the `http` module serves one or many scopes — one per tenant,
+//! selected by bearer token — over streamable HTTP, as a tower service to mount in a host's own
+//! web server or on a listener of its own (`skillbook serve`). See its docs.
+//!
 //! # What is served, and what is reported
 //!
 //! Each skill is walked through the reader (see the `index` rules: regular files, and links to
@@ -107,12 +124,19 @@
 //! [`DEFAULT_PAGE_SIZE`] entries ([`ServerBuilder::page_size`]); `nextCursor` is an opaque string
 //! to pass back as `cursor`. A cursor this server did not give is error `-32602`.
 //!
+//! Cursors are keys, not positions: each list is sorted by name, and a cursor names the last
+//! entry of its page, so the next page starts after that name. A skill added or removed between
+//! two requests neither shifts the pages nor repeats an entry, and every replica serving the
+//! same skills answers a cursor alike.
+//!
 //! # Freshness
 //!
 //! [`serve_stdio_watching`] (what `skillbook mcp` runs) discovers once, watching the directories
 //! that discovery visits as it goes: after a change it discovers again, serves the new skills
 //! ([`SkillServer::reload`]) and sends the client `notifications/resources/list_changed`. A
-//! server started with [`serve_stdio`] serves the skills discovered when it was built. Each
+//! server started with [`serve_stdio`] serves the skills discovered when it was built. A server
+//! that many clients share (over HTTP) follows the disk with [`ServerBuilder::build_watched`],
+//! which tells every client in a session of its own ([`SkillServer::notify_sessions`]). Each
 //! skill's files are indexed (and their digests computed) the first time a request needs them,
 //! so the first page of `skills/list` costs one discovery and the digests of that page; a
 //! digest is kept by file version, so an unchanged file is not hashed again after a reload.
@@ -127,13 +151,19 @@
 
 #![deny(missing_docs)]
 
+mod addresses;
 mod budget;
+mod cursor;
 mod error;
 mod handler;
+#[cfg(feature = "http")]
+pub mod http;
 mod index;
 mod read;
 mod server;
+mod watched;
 
+pub use addresses::Addresses;
 pub use budget::DEFAULT_READ_BUDGET;
 pub use error::Error;
 pub use handler::{MANUAL_ONLY_META_KEY, OMITTED_META_KEY};
@@ -142,6 +172,7 @@ pub use server::{
     DEFAULT_CONCURRENCY, DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ResourceLimits,
     ServerBuilder, SkillServer,
 };
+pub use watched::Watched;
 
 use std::sync::Arc;
 

@@ -8,13 +8,15 @@ use rmcp::model::{
     Implementation, ServerCapabilities, ServerConfig, SkillFrontmatter, SkillResources, Tool,
     ToolAnnotations,
 };
+use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
 use skillbook::runtime::{ResolvedScope, SEARCH_SKILLS, Scope, ScopedSkill, search_schema};
 use skillbook::search::SearchIndex;
-use skillbook::{Catalog, Discovered, SkillReader, read};
+use skillbook::{Catalog, CatalogEntry, Discovered, SkillReader, read};
 use tokio::sync::Semaphore;
 
 use crate::Error;
+use crate::addresses::{self, Addresses, Redactor};
 use crate::budget::{Budget, DEFAULT_READ_BUDGET};
 use crate::index::{self, Digests, IndexError, Indexed, SkillIndex};
 
@@ -70,6 +72,7 @@ pub struct ServerBuilder {
     concurrency: usize,
     read_budget: u64,
     instructions_budget: Option<usize>,
+    addresses: Addresses,
 }
 
 impl ServerBuilder {
@@ -84,7 +87,17 @@ impl ServerBuilder {
             concurrency: DEFAULT_CONCURRENCY,
             read_budget: DEFAULT_READ_BUDGET,
             instructions_budget: Some(DEFAULT_INSTRUCTIONS_BUDGET),
+            addresses: Addresses::Paths,
         }
+    }
+
+    /// How the catalog, the read tool and `search_skills` name skill files: by the server's
+    /// paths, or by `skill://` URI only. Default [`Addresses::Paths`]; a server that others
+    /// reach over the network uses [`Addresses::SkillUris`] so that nothing it answers reveals
+    /// how its disk is laid out.
+    pub fn addresses(&mut self, addresses: Addresses) -> &mut Self {
+        self.addresses = addresses;
+        self
     }
 
     /// The most characters the instructions (the catalog) may take, or `None` for no limit.
@@ -159,6 +172,7 @@ impl ServerBuilder {
                 digests,
                 work: Arc::new(Semaphore::new(self.concurrency)),
                 budget: Arc::new(Budget::new(self.read_budget)),
+                sessions: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -184,6 +198,9 @@ struct Shared {
     work: Arc<Semaphore>,
     /// Bytes of files read whose answers are not written yet.
     budget: Arc<Budget>,
+    /// The clients that completed the handshake in a session of their own (stdio, or HTTP
+    /// with sessions), to tell when the skills change.
+    sessions: Mutex<Vec<Peer<RoleServer>>>,
 }
 
 impl SkillServer {
@@ -215,6 +232,23 @@ impl SkillServer {
         &self.shared.builder.scope
     }
 
+    /// The names of the skills served now, sorted (byte order), those the Skills extension
+    /// leaves out included.
+    #[must_use]
+    pub fn skill_names(&self) -> Vec<String> {
+        self.state()
+            .listed
+            .iter()
+            .map(|listed| listed.skill.name().to_string())
+            .collect()
+    }
+
+    /// How skill files are named to clients ([`ServerBuilder::addresses`]).
+    #[must_use]
+    pub fn addresses(&self) -> Addresses {
+        self.shared.builder.addresses
+    }
+
     /// Serves the skills of a new discovery of the scope from now on. Requests already running
     /// finish with the skills they started with.
     ///
@@ -242,6 +276,38 @@ impl SkillServer {
             state,
         );
         Ok(previous.tool_names() != tools)
+    }
+
+    /// Tells every client in a session that the skills changed
+    /// (`notifications/resources/list_changed`, and `notifications/tools/list_changed` when
+    /// `tools_changed`, as [`SkillServer::reload`] returns it). Clients without a session
+    /// (stateless HTTP) are not told: they see the new skills on their next request.
+    pub async fn notify_sessions(&self, tools_changed: bool) {
+        let sessions = self.sessions().clone();
+        for peer in sessions {
+            let mut sent = peer.notify_resource_list_changed().await;
+            if tools_changed && sent.is_ok() {
+                sent = peer.notify_tool_list_changed().await;
+            }
+            if let Err(error) = sent {
+                tracing::debug!("cannot notify a client: {error}");
+            }
+        }
+    }
+
+    /// Remembers a client that completed the handshake in a session, forgetting those whose
+    /// sessions ended.
+    pub(crate) fn remember(&self, peer: Peer<RoleServer>) {
+        let mut sessions = self.sessions();
+        sessions.retain(|peer| !peer.is_transport_closed());
+        sessions.push(peer);
+    }
+
+    fn sessions(&self) -> MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        self.shared
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The state requests are served from.
@@ -287,6 +353,9 @@ pub(crate) struct State {
     pub(crate) page_size: usize,
     /// What one skill may serve.
     pub(crate) limits: ResourceLimits,
+    /// Rewrites the server's paths out of what clients are told (nothing, when they may see
+    /// paths).
+    pub(crate) redactor: Redactor,
     digests: Arc<Digests>,
     /// Each served skill's index, built the first time a request needs it.
     indexes: Mutex<HashMap<usize, Arc<Indexed>>>,
@@ -294,15 +363,24 @@ pub(crate) struct State {
 
 impl State {
     fn new(resolved: ResolvedScope, builder: &ServerBuilder, digests: Arc<Digests>) -> Self {
-        let mut catalog = Catalog::from_entries(resolved.skills.iter().map(ScopedSkill::entry));
+        let uris = builder.addresses == Addresses::SkillUris;
+        let redactor = if uris {
+            Redactor::of(&resolved, &builder.scope.workspace)
+        } else {
+            Redactor::none()
+        };
+        let entry = |skill| catalog_entry(skill, builder.addresses);
+        let mut catalog = Catalog::from_entries(resolved.skills.iter().map(entry));
         catalog.search_tool(SEARCH_SKILLS);
         if let Some(budget) = builder.instructions_budget {
             catalog.budget(budget);
         }
         let catalog = catalog.render();
-        let tool = catalog
-            .as_ref()
-            .map(|_| ReadTool::new(resolved.reader.only(|_, visible| visible)));
+        let tool = catalog.as_ref().map(|_| ReadTool {
+            addresses: builder.addresses,
+            redactor: redactor.clone(),
+            ..ReadTool::new(resolved.reader.only(|_, visible| visible))
+        });
         if let Some(catalog) = catalog.as_ref().filter(|catalog| catalog.over_budget) {
             tracing::warn!(
                 "the instructions take {} characters, over the budget of {}: even the catalog \
@@ -314,7 +392,7 @@ impl State {
         let search = catalog
             .as_ref()
             .filter(|catalog| catalog.tier.needs_search())
-            .map(|_| SearchTool::new(resolved.skills.iter().map(ScopedSkill::entry)));
+            .map(|_| SearchTool::new(resolved.skills.iter().map(entry)));
         let listed = listing(resolved.skills);
         let served = listed
             .iter()
@@ -333,6 +411,7 @@ impl State {
             info,
             page_size: builder.page_size,
             limits: builder.limits,
+            redactor,
             digests,
             indexes: Mutex::new(HashMap::new()),
         }
@@ -370,6 +449,19 @@ impl State {
         Some(indexed)
     }
 
+    /// The positions of the page of `listed` that `cursor` asks for, and the next page's
+    /// cursor (see [`crate::cursor`]).
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<(std::ops::Range<usize>, Option<String>), ErrorData> {
+        crate::cursor::page(cursor, self.listed.len(), self.page_size, |position| {
+            self.listed
+                .get(position)
+                .map_or("", |listed| listed.skill.name().as_str())
+        })
+    }
+
     /// Drops the index of the skill at `position`, so the next request indexes it again.
     pub(crate) fn forget(&self, position: usize) {
         self.indexes().remove(&position);
@@ -398,11 +490,24 @@ impl State {
     }
 }
 
+/// A skill as the catalog and `search_skills` show it: located by path or by URI.
+fn catalog_entry(skill: &ScopedSkill, addresses: Addresses) -> CatalogEntry<'_> {
+    match addresses {
+        Addresses::Paths => skill.entry(),
+        Addresses::SkillUris => CatalogEntry::new(
+            skill.name().as_str(),
+            skill.description(),
+            skill.uri(),
+            skill.is_model_visible(),
+        ),
+    }
+}
+
 /// Every skill, sorted by name, each with the reason it cannot be served, if any; the reasons
 /// are logged.
 fn listing(skills: Vec<ScopedSkill>) -> Vec<Listed> {
     let mut listed: Vec<Listed> = skills.into_iter().map(Listed::new).collect();
-    listed.sort_by(|left, right| left.skill.name().cmp(right.skill.name()));
+    listed.sort_by(|left, right| left.skill.name().as_str().cmp(right.skill.name().as_str()));
     for entry in &listed {
         if let Some(problem) = &entry.unserved {
             tracing::warn!("{problem}");
@@ -460,6 +565,10 @@ impl Listed {
 pub(crate) struct ReadTool {
     pub(crate) reader: SkillReader,
     pub(crate) tool: Tool,
+    /// Whether it reads paths too, or `skill://` URIs only.
+    addresses: Addresses,
+    /// Rewrites the server's paths out of its answers.
+    redactor: Redactor,
 }
 
 impl ReadTool {
@@ -481,7 +590,29 @@ impl ReadTool {
                 .destructive(false)
                 .idempotent(true),
         );
-        Self { reader, tool }
+        Self {
+            reader,
+            tool,
+            addresses: Addresses::Paths,
+            redactor: Redactor::none(),
+        }
+    }
+
+    /// Runs one call: the result's JSON, or the error's.
+    pub(crate) fn call(&self, arguments: Value) -> Result<Value, Value> {
+        let answer = match self.addresses {
+            Addresses::Paths => self.reader.call(&arguments),
+            Addresses::SkillUris => self.reader.call(&addresses::uri_arguments(arguments)?),
+        };
+        let answer = answer
+            .map(|result| result.to_json())
+            .map_err(|error| error.to_json());
+        match self.addresses {
+            Addresses::Paths => answer,
+            Addresses::SkillUris => answer
+                .map(|result| self.redactor.read_answer(result))
+                .map_err(|error| self.redactor.read_answer(error)),
+        }
     }
 }
 

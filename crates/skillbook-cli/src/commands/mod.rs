@@ -10,15 +10,20 @@ mod list;
 mod mcp;
 mod read;
 mod search;
+mod serve;
 mod show;
+mod token;
 mod watch;
 
 /// Runs the parsed command line.
 pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
-    // The demo reads only the skills built into the binary and completions read nothing; every
-    // other command reads the workspace, which must be there.
-    if !matches!(cli.command, Command::Demo | Command::Completions(_))
-        && let Some(problem) = workspace_problem(&cli.common.workspace)
+    // The demo reads only the skills built into the binary, `serve` reads its configuration
+    // file's sources, and completions and `token` read nothing; every other command reads the
+    // workspace, which must be there.
+    if !matches!(
+        cli.command,
+        Command::Demo | Command::Completions(_) | Command::Serve(_) | Command::Token
+    ) && let Some(problem) = workspace_problem(&cli.common.workspace)
     {
         return output::fail(
             cli.common.format,
@@ -37,6 +42,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Watch => watch::run(&cli.common),
         Command::Check(args) => check::run(&cli.common, args),
         Command::Mcp(args) => mcp::run(&cli.common, args),
+        Command::Serve(args) => serve::run(cli.common.format, args),
+        Command::Token => token::run(cli.common.format),
         Command::Completions(args) => completions(cli.common.format, args),
     }
 }

@@ -1,0 +1,210 @@
+//! `skillbook serve`: one MCP service over streamable HTTP for many users, each tenant seeing
+//! only its skills (SPEC §13).
+//!
+//! The configuration file names the tenants, their sources and their token digests; every
+//! tenant's skills are discovered once at start. stdout carries one line — where the server
+//! listens — and logs go to stderr. SIGTERM or SIGINT stops it gracefully.
+
+mod config;
+
+use std::io::Write;
+
+use anyhow::Context;
+use serde::Serialize;
+use skillbook::watch::SkillWatcher;
+use skillbook_mcp::http::{Endpoint, MCP_PATH, Router, ServeOptions, serve_http};
+
+use crate::cli::{Format, ServeArgs};
+use crate::output::{self, Outcome};
+
+use config::Config;
+
+/// One tenant as `--check-config` reports it.
+#[derive(Debug, Serialize)]
+struct TenantReport {
+    name: String,
+    skills: Vec<String>,
+    tokens: usize,
+    anonymous: bool,
+}
+
+/// What `--check-config` prints.
+#[derive(Debug, Serialize)]
+struct CheckReport {
+    config: String,
+    listen: String,
+    tenants: Vec<TenantReport>,
+}
+
+/// Every tenant's server, built: the endpoint, what each tenant serves, and the watchers
+/// keeping them in step with the disk.
+struct Built {
+    endpoint: Endpoint,
+    tenants: Vec<TenantReport>,
+    watchers: Vec<SkillWatcher>,
+}
+
+pub(crate) fn run(format: Format, args: &ServeArgs) -> anyhow::Result<Outcome> {
+    let invalid = |message: &str| output::fail(format, "invalid_config", message, Outcome::Failure);
+    let config = match Config::load(&args.config, args.listen.as_deref()) {
+        Ok(config) => config,
+        Err(error) => return invalid(&error.to_string()),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    // Watchers started now tell the sessions of changes through this runtime.
+    let entered = runtime.enter();
+    let built = match build(&config, config.watch && !args.check_config) {
+        Ok(built) => built,
+        Err(message) => return invalid(&format!("{}: {message}", args.config.display())),
+    };
+    if args.check_config {
+        let summary = CheckReport {
+            config: args.config.display().to_string(),
+            listen: config.listen.to_string(),
+            tenants: built.tenants,
+        };
+        report(format, &summary)?;
+        return Ok(Outcome::Success);
+    }
+    let tenants = built.tenants.len();
+    let served = runtime.block_on(listen(format, &config, built.endpoint, tenants));
+    drop(entered);
+    // Stopping a watcher waits for a discovery under way: not on the runtime's threads.
+    drop(built.watchers);
+    tracing::info!("stopped");
+    served
+}
+
+/// Discovers every tenant's skills and builds the endpoint.
+fn build(config: &Config, watch: bool) -> Result<Built, String> {
+    let mut endpoint = config.endpoint.clone();
+    let mut tenants = Vec::new();
+    let mut watchers = Vec::new();
+    for tenant in &config.tenants {
+        let builder = tenant.server(config.skills)?;
+        let server = match watch {
+            true => builder.build_watched().map(|watched| {
+                watchers.extend(watched.watcher);
+                watched.server
+            }),
+            false => builder.build(),
+        }
+        .map_err(|error| format!("tenant `{}`: {error}", tenant.name))?;
+        tenants.push(TenantReport {
+            name: tenant.name.clone(),
+            skills: server.skill_names(),
+            tokens: tenant.tokens.len(),
+            anonymous: tenant.anonymous,
+        });
+        endpoint.tenant(tenant.tenant(server));
+    }
+    let endpoint = endpoint.build().map_err(|error| error.to_string())?;
+    Ok(Built {
+        endpoint,
+        tenants,
+        watchers,
+    })
+}
+
+/// Listens on the configured address, says where, and serves until SIGTERM or SIGINT.
+async fn listen(
+    format: Format,
+    config: &Config,
+    endpoint: Endpoint,
+    tenants: usize,
+) -> anyhow::Result<Outcome> {
+    let shutdown = shutdown();
+    let listener = match tokio::net::TcpListener::bind(config.listen).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            let message = format!("cannot listen on {}: {error}", config.listen);
+            return output::fail(format, "listen", &message, Outcome::Failure);
+        }
+    };
+    let url = format!("http://{}{MCP_PATH}", listener.local_addr()?);
+    announce(format, &url)?;
+    tracing::info!("serving {tenants} tenants on {url}");
+    let mut options = ServeOptions::default();
+    options.shutdown_grace(config.shutdown_grace);
+    serve_http(listener, Router::new(endpoint), &options, shutdown).await?;
+    Ok(Outcome::Success)
+}
+
+/// Prints where the server listens: the one line on stdout.
+/// (Under `--format json`, `{"listening": url}` on one line, so a reader need not wait for the
+/// process to end.)
+fn announce(format: Format, url: &str) -> anyhow::Result<()> {
+    let line = match format {
+        Format::Json => serde_json::json!({ "listening": url }).to_string(),
+        Format::Text => format!("listening on {url}"),
+    };
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{line}")?;
+    Ok(stdout.flush()?)
+}
+
+fn report(format: Format, report: &CheckReport) -> anyhow::Result<()> {
+    if format == Format::Json {
+        return output::json(report);
+    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}: the configuration is valid", report.config)?;
+    writeln!(stdout, "listen: {}", report.listen)?;
+    for tenant in &report.tenants {
+        let access = match (tenant.tokens, tenant.anonymous) {
+            (0, _) => "anonymous".to_owned(),
+            (1, anonymous) => format!("1 token{}", if anonymous { ", anonymous" } else { "" }),
+            (tokens, anonymous) => {
+                format!(
+                    "{tokens} tokens{}",
+                    if anonymous { ", anonymous" } else { "" }
+                )
+            }
+        };
+        let skills = match tenant.skills.len() {
+            1 => "1 skill".to_owned(),
+            count => format!("{count} skills"),
+        };
+        let names = output::printable(&tenant.skills.join(", ")).into_owned();
+        writeln!(
+            stdout,
+            "tenant {}: {skills} ({names}); {access}",
+            output::printable(&tenant.name)
+        )?;
+    }
+    Ok(())
+}
+
+/// Watches for SIGTERM and SIGINT (Ctrl-C) from now on — before the server says it listens, so
+/// no signal sent after that line is missed — and completes when one arrives.
+fn shutdown() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let watched = signal(SignalKind::terminate())
+            .and_then(|terminate| Ok((terminate, signal(SignalKind::interrupt())?)));
+        async move {
+            match watched {
+                Ok((mut terminate, mut interrupt)) => {
+                    tokio::select! {
+                        _ = terminate.recv() => {}
+                        _ = interrupt.recv() => {}
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!("cannot watch for SIGTERM: {error}");
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The configuration file of `skillbook serve` (TOML): private serde structs for the file, then
+//! checked settings the server is built from.
+//!
+//! ```toml
+//! [server]
+//! listen = "127.0.0.1:8931"
+//! allowed_hosts = ["localhost", "127.0.0.1", "::1", "skills.example.com"]
+//!
+//! [[tenant]]
+//! name = "acme"
+//! sources = ["skills/acme", "archives/shared.zip"]
+//! tokens = ["sha256:…"]
+//! ```
+//!
+//! Relative source paths resolve against the directory that holds the file. A source is a
+//! directory of skill folders or a zip archive of them.
+
+use std::fs;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use skillbook::runtime::Scope;
+use skillbook::sources::{ArchiveLimits, ProvidedSkill, from_zip};
+use skillbook_mcp::http::{
+    DEFAULT_ALLOWED_HOSTS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT, EndpointBuilder,
+    Sessions, Tenant, TokenDigest,
+};
+use skillbook_mcp::{Addresses, DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ServerBuilder};
+
+/// The address served unless the file or `--listen` says otherwise.
+pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8931";
+
+/// The file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    server: ServerSection,
+    #[serde(default, rename = "tenant")]
+    tenants: Vec<TenantSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerSection {
+    listen: Option<String>,
+    allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
+    sessions: Option<bool>,
+    max_body_bytes: Option<usize>,
+    request_timeout_seconds: Option<u64>,
+    shutdown_grace_seconds: Option<u64>,
+    instructions_budget: Option<usize>,
+    page_size: Option<usize>,
+    watch: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TenantSection {
+    name: String,
+    #[serde(default)]
+    sources: Vec<PathBuf>,
+    #[serde(default)]
+    tokens: Vec<String>,
+    #[serde(default)]
+    anonymous: bool,
+}
+
+/// A checked configuration: what to listen on and how, and each tenant's settings.
+#[derive(Debug)]
+pub(crate) struct Config {
+    pub(crate) listen: SocketAddr,
+    pub(crate) endpoint: EndpointBuilder,
+    pub(crate) shutdown_grace: Duration,
+    /// Whether each tenant's sources are watched and served again after a change.
+    pub(crate) watch: bool,
+    pub(crate) skills: SkillSettings,
+    pub(crate) tenants: Vec<TenantConfig>,
+}
+
+/// How every tenant's skills are served.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SkillSettings {
+    /// The most characters of the instructions, or `None` for no limit.
+    pub(crate) instructions_budget: Option<usize>,
+    /// Entries per page of the paged lists.
+    pub(crate) page_size: usize,
+}
+
+/// One tenant, before its skills are discovered.
+#[derive(Debug)]
+pub(crate) struct TenantConfig {
+    pub(crate) name: String,
+    pub(crate) directories: Vec<PathBuf>,
+    pub(crate) archives: Vec<PathBuf>,
+    pub(crate) tokens: Vec<TokenDigest>,
+    pub(crate) anonymous: bool,
+    /// The directory the file lies in: the tenant's workspace.
+    pub(crate) base: PathBuf,
+}
+
+/// What is wrong with a configuration file, in words a person can act on.
+#[derive(Debug)]
+pub(crate) struct ConfigError {
+    path: PathBuf,
+    message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Reads and checks the file at `path`; `listen` (from the command line) wins over the
+    /// file's.
+    pub(crate) fn load(path: &Path, listen: Option<&str>) -> Result<Config, ConfigError> {
+        let fail = |message: String| ConfigError {
+            path: path.to_owned(),
+            message,
+        };
+        let text = fs::read_to_string(path)
+            .map_err(|error| fail(format!("cannot read the configuration file: {error}")))?;
+        let file: File = toml::from_str(&text).map_err(|error| fail(error.to_string()))?;
+        let base = std::path::absolute(path)
+            .ok()
+            .and_then(|absolute| absolute.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        let server = file.server;
+        let listen = listen
+            .or(server.listen.as_deref())
+            .unwrap_or(DEFAULT_LISTEN);
+        let listen = listen.parse::<SocketAddr>().map_err(|_| {
+            fail(format!(
+                "`{listen}` is not an address to listen on; write an IP address and a port, \
+                 such as {DEFAULT_LISTEN} (a name like `localhost` is not resolved)"
+            ))
+        })?;
+        let mut endpoint = EndpointBuilder::new();
+        endpoint
+            .allowed_hosts(
+                server
+                    .allowed_hosts
+                    .unwrap_or_else(|| DEFAULT_ALLOWED_HOSTS.map(str::to_owned).to_vec()),
+            )
+            .allowed_origins(server.allowed_origins.unwrap_or_default())
+            .sessions(match server.sessions {
+                Some(true) => Sessions::Kept,
+                _ => Sessions::Stateless,
+            })
+            .max_body_bytes(server.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES))
+            .request_timeout(match server.request_timeout_seconds {
+                None => Some(DEFAULT_REQUEST_TIMEOUT),
+                Some(0) => None,
+                Some(seconds) => Some(Duration::from_secs(seconds)),
+            });
+        if file.tenants.is_empty() {
+            return Err(fail(
+                "no tenant is configured; add a `[[tenant]]` table with a name, its sources and \
+                 its tokens"
+                    .to_owned(),
+            ));
+        }
+        let tenants = file
+            .tenants
+            .into_iter()
+            .map(|tenant| tenant.check(&base).map_err(&fail))
+            .collect::<Result<_, _>>()?;
+        Ok(Config {
+            listen,
+            endpoint,
+            shutdown_grace: Duration::from_secs(server.shutdown_grace_seconds.unwrap_or(10)),
+            watch: server.watch.unwrap_or(false),
+            skills: SkillSettings {
+                instructions_budget: match server.instructions_budget {
+                    None => Some(DEFAULT_INSTRUCTIONS_BUDGET),
+                    Some(0) => None,
+                    Some(budget) => Some(budget),
+                },
+                page_size: server.page_size.unwrap_or(DEFAULT_PAGE_SIZE),
+            },
+            tenants,
+        })
+    }
+}
+
+impl TenantSection {
+    fn check(self, base: &Path) -> Result<TenantConfig, String> {
+        let name = self.name.trim().to_owned();
+        if name.is_empty() {
+            return Err("a tenant has an empty name; give each tenant a name".to_owned());
+        }
+        let tokens = self
+            .tokens
+            .iter()
+            .map(|token| {
+                token
+                    .parse::<TokenDigest>()
+                    .map_err(|error| format!("tenant `{name}`: {error}"))
+            })
+            .collect::<Result<_, _>>()?;
+        let (mut directories, mut archives) = (Vec::new(), Vec::new());
+        for source in self.sources {
+            let path = base.join(&source);
+            match fs::metadata(&path) {
+                Ok(metadata) if metadata.is_dir() => directories.push(path),
+                Ok(_) => archives.push(path),
+                Err(error) => {
+                    return Err(format!(
+                        "tenant `{name}`: the source `{}` cannot be read ({error}); a source is \
+                         a directory of skill folders or a zip archive of them, relative to the \
+                         configuration file's directory",
+                        source.display()
+                    ));
+                }
+            }
+        }
+        Ok(TenantConfig {
+            name,
+            directories,
+            archives,
+            tokens,
+            anonymous: self.anonymous,
+            base: base.to_owned(),
+        })
+    }
+}
+
+impl TenantConfig {
+    /// The tenant's server builder: its directories and the skills of its archives, named by
+    /// `skill://` URI only.
+    pub(crate) fn server(&self, settings: SkillSettings) -> Result<ServerBuilder, String> {
+        let mut provided: Vec<ProvidedSkill> = Vec::new();
+        for archive in &self.archives {
+            let file = fs::File::open(archive)
+                .map_err(|error| self.archive_error(archive, &error.to_string()))?;
+            let skills = from_zip(std::io::BufReader::new(file), ArchiveLimits::default())
+                .map_err(|error| self.archive_error(archive, &error.to_string()))?;
+            provided.extend(skills);
+        }
+        let scope = Scope::tenant(&self.base, &self.directories).with_provided(provided);
+        let mut builder = ServerBuilder::new(scope);
+        builder
+            .addresses(Addresses::SkillUris)
+            .instructions_budget(settings.instructions_budget)
+            .page_size(settings.page_size);
+        Ok(builder)
+    }
+
+    /// The endpoint's tenant for `server`.
+    pub(crate) fn tenant(&self, server: skillbook_mcp::SkillServer) -> Tenant {
+        let mut tenant = Tenant::new(&self.name, server);
+        for token in &self.tokens {
+            tenant = tenant.with_token(*token);
+        }
+        if self.anonymous {
+            tenant = tenant.with_anonymous();
+        }
+        tenant
+    }
+
+    fn archive_error(&self, archive: &Path, problem: &str) -> String {
+        format!(
+            "tenant `{}`: the archive `{}` cannot be served: {problem}",
+            self.name,
+            archive.display()
+        )
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Config, String> {
+        let directory = tempfile::tempdir().unwrap();
+        fs::create_dir_all(directory.path().join("skills/acme")).unwrap();
+        let path = directory.path().join("skillbook.toml");
+        fs::write(&path, text).unwrap();
+        Config::load(&path, None).map_err(|error| error.message)
+    }
+
+    const DIGEST: &str = "sha256:2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";
+
+    #[test]
+    fn a_minimal_file_takes_the_defaults() {
+        let config = load(&format!(
+            "[[tenant]]\nname = \"acme\"\nsources = [\"skills/acme\"]\ntokens = [\"{DIGEST}\"]\n"
+        ))
+        .unwrap();
+        assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(config.tenants.len(), 1);
+        let tenant = &config.tenants[0];
+        assert_eq!((tenant.name.as_str(), tenant.tokens.len()), ("acme", 1));
+        assert!(tenant.directories[0].ends_with("skills/acme"));
+        assert!(tenant.directories[0].is_absolute());
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        for (text, expected) in [
+            ("", "no tenant is configured"),
+            ("[[tenant]]\nname = \" \"\n", "empty name"),
+            (
+                "[[tenant]]\nname = \"a\"\ntokens = [\"abc\"]\n",
+                "is not a token digest",
+            ),
+            (
+                "[[tenant]]\nname = \"a\"\nsources = [\"missing\"]\n",
+                "the source `missing` cannot be read",
+            ),
+            (
+                "[[tenant]]\nname = \"a\"\nsecret = 1\n",
+                "unknown field `secret`",
+            ),
+            (
+                "[server]\nlisten = \"localhost:80\"\n[[tenant]]\nname = \"a\"\n",
+                "is not an address",
+            ),
+            ("[[tenant]\n", "TOML parse error at line 1"),
+        ] {
+            let message = load(text).unwrap_err();
+            assert!(message.contains(expected), "{text:?}: {message}");
+        }
+    }
+}

@@ -1,0 +1,890 @@
+//! `skillbook serve` end to end, on loopback ports the tests pick and servers the tests start
+//! and stop: the official MCP Python SDK as two tenants, replicas giving byte-identical
+//! answers, a smoke load, graceful shutdown, limits, health probes, JSON logs, `--check-config`
+//! and `skillbook token`.
+//!
+//! The Python interpreter is `$MCP_PYTHON`, else `.venv/bin/python` at the repository root
+//! (`bash scripts/test.sh` installs it).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly at the first broken step"
+)]
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use skillbook_mcp::http::TokenDigest;
+use tempfile::TempDir;
+
+const ALPHA: &str = "sbk_alpha-token-for-tests";
+const BETA: &str = "sbk_beta-token-for-tests";
+
+const INSTALL: &str = "install the MCP Python SDK with `bash scripts/test.sh` (or \
+    `python3 -m venv .venv && .venv/bin/pip install mcp==2.3.0`) at the repository root, or \
+    point MCP_PYTHON at a Python that has it";
+
+/// Two tenants' sources and a configuration file naming them.
+struct Fixture {
+    directory: TempDir,
+}
+
+impl Fixture {
+    /// `alpha`: `pdf` (with `refs/guide.md`) and `xlsx`; `beta`: `memo` and, from a zip
+    /// archive, `zipped`. One skill per page; `extra` is added to `[server]`.
+    fn new(extra: &str) -> Self {
+        let fixture = Fixture {
+            directory: tempfile::tempdir().unwrap(),
+        };
+        fixture.write(
+            "alpha/pdf/SKILL.md",
+            "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n\nRead refs/guide.md.\n",
+        );
+        fixture.write("alpha/pdf/refs/guide.md", "one\ntwo\nthree\nfour\n");
+        fixture.write(
+            "alpha/xlsx/SKILL.md",
+            "---\nname: xlsx\ndescription: Edit spreadsheets.\n---\nCells.\n",
+        );
+        fixture.write(
+            "beta/memo/SKILL.md",
+            "---\nname: memo\ndescription: Write memos.\n---\nBe brief.\n",
+        );
+        fixture.zip(
+            "beta.zip",
+            &[
+                (
+                    "zipped/SKILL.md",
+                    "---\nname: zipped\ndescription: From an archive.\n---\nZipped.\n",
+                ),
+                ("zipped/notes.md", "notes\n"),
+            ],
+        );
+        fixture.write(
+            "skillbook.toml",
+            &format!(
+                "[server]\npage_size = 1\n{extra}\n\n\
+                 [[tenant]]\nname = \"alpha\"\nsources = [\"alpha\"]\ntokens = [\"{}\"]\n\n\
+                 [[tenant]]\nname = \"beta\"\nsources = [\"beta\", \"beta.zip\"]\ntokens = [\"{}\"]\n",
+                TokenDigest::of(ALPHA),
+                TokenDigest::of(BETA)
+            ),
+        );
+        fixture
+    }
+
+    fn path(&self) -> &Path {
+        self.directory.path()
+    }
+
+    fn config(&self) -> PathBuf {
+        self.path().join("skillbook.toml")
+    }
+
+    fn write(&self, relative: &str, text: &str) {
+        let path = self.path().join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn zip(&self, relative: &str, files: &[(&str, &str)]) {
+        let file = fs::File::create(self.path().join(relative)).unwrap();
+        let mut archive = zip::ZipWriter::new(file);
+        for (name, text) in files {
+            archive
+                .start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            archive.write_all(text.as_bytes()).unwrap();
+        }
+        archive.finish().unwrap();
+    }
+}
+
+/// A `skillbook serve` process on a free loopback port; killed when dropped.
+struct Server {
+    child: Child,
+    /// `127.0.0.1:<port>`.
+    address: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    fn start(config: &Path, arguments: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skillbook"))
+            .args(["serve", "--config"])
+            .arg(config)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(arguments)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let collected = Arc::clone(&stderr);
+        let mut pipe = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let mut reader = BufReader::new(&mut pipe);
+            while reader.read_line(&mut text).unwrap_or(0) > 0 {
+                collected.lock().unwrap().push_str(&text);
+                text.clear();
+            }
+        });
+        let stdout = child.stdout.take().unwrap();
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = sender.send(line);
+        });
+        let line = receiver
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_default();
+        let Some(url) = line.trim().strip_prefix("listening on ") else {
+            let _ = child.kill();
+            panic!(
+                "the server did not start: {line:?}\n{}",
+                stderr.lock().unwrap()
+            );
+        };
+        let address = url
+            .strip_prefix("http://")
+            .and_then(|rest| rest.strip_suffix("/mcp"))
+            .unwrap()
+            .to_owned();
+        Server {
+            child,
+            address,
+            stderr,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.address)
+    }
+
+    /// Sends SIGTERM and waits for the process to end.
+    fn terminate(&mut self) -> ExitStatus {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the server did not stop after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP answer: status, headers (lowercase names) and body.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// One HTTP/1.1 request on a new connection (`Connection: close`), read to the end.
+fn request(
+    address: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<Answer> {
+    let mut stream = TcpStream::connect(address)?;
+    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        head.push_str(&format!("Host: {address}\r\n"));
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other("no end of headers"))?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| std::io::Error::other("no status"))?;
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    Ok(Answer {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    })
+}
+
+/// A JSON-RPC request to `/mcp` with `token` (if any).
+fn mcp(address: &str, token: Option<&str>, message: &Value) -> std::io::Result<Answer> {
+    let authorization = token.map(|token| format!("Bearer {token}"));
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    if let Some(authorization) = &authorization {
+        headers.push(("Authorization", authorization));
+    }
+    request(
+        address,
+        "POST",
+        "/mcp",
+        &headers,
+        message.to_string().as_bytes(),
+    )
+}
+
+fn call(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn initialize() -> Value {
+    call(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "1"}}),
+    )
+}
+
+/// The Python that has the `mcp` package.
+fn python() -> PathBuf {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = std::env::var_os("MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repository.join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no Python for the MCP client at {}: {INSTALL}",
+        python.display()
+    );
+    let import = Command::new(&python)
+        .args(["-c", "import mcp, httpx2"])
+        .output()
+        .unwrap();
+    assert!(
+        import.status.success(),
+        "{} cannot import mcp ({}): {INSTALL}",
+        python.display(),
+        String::from_utf8_lossy(&import.stderr).trim()
+    );
+    python
+}
+
+#[test]
+fn the_python_sdk_sees_each_tenant_alone() {
+    let python = python();
+    let fixture = Fixture::new("");
+    let server = Server::start(&fixture.config(), &[]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve_client.py");
+    let root = fixture.path().display().to_string();
+    let mut child = Command::new(python)
+        .arg(script)
+        .args([&server.url(), ALPHA, BETA])
+        .args([
+            root.clone(),
+            format!("{root}/alpha/pdf/SKILL.md"),
+            format!("{root}/beta/memo/SKILL.md"),
+            format!("{root}/beta.zip"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("the MCP client did not finish within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the MCP client failed:\n{stdout}\n{stderr}\nserver:\n{}",
+        server.stderr()
+    );
+    assert_eq!(stdout.trim(), "77 passed, 0 failed", "{stderr}");
+}
+
+/// Everything a client asks in one visit, as tenant `alpha`.
+fn visit(address: &str) -> Vec<(u16, String)> {
+    let mut messages = vec![
+        initialize(),
+        call(2, "tools/list", json!({})),
+        call(3, "skills/list", json!({})),
+        call(4, "resources/list", json!({})),
+        call(5, "skills/get", json!({"uri": "skill://pdf/SKILL.md"})),
+        call(
+            6,
+            "resources/read",
+            json!({"uri": "skill://pdf/refs/guide.md"}),
+        ),
+        call(7, "resources/directory/read", json!({"uri": "skill://pdf"})),
+        call(
+            8,
+            "tools/call",
+            json!({"name": "read_file", "arguments": {"path": "skill://pdf/SKILL.md"}}),
+        ),
+        call(
+            9,
+            "tools/call",
+            json!({"name": "read_file", "arguments": {"path": "skill://memo/SKILL.md"}}),
+        ),
+        call(
+            10,
+            "resources/read",
+            json!({"uri": "skill://memo/SKILL.md"}),
+        ),
+    ];
+    let mut answers = Vec::new();
+    let mut cursor: Option<Value> = None;
+    while let Some(message) = messages.pop() {
+        let answer = mcp(address, Some(ALPHA), &message).unwrap();
+        if message["method"] == "skills/list" {
+            cursor = answer.json()["result"].get("nextCursor").cloned();
+        }
+        answers.push((answer.status, String::from_utf8(answer.body).unwrap()));
+        if let Some(next) = cursor.take() {
+            messages.push(call(11, "skills/list", json!({ "cursor": next })));
+        }
+    }
+    answers
+}
+
+#[test]
+fn two_replicas_over_the_same_directories_answer_byte_for_byte_alike() {
+    let fixture = Fixture::new("");
+    let first = Server::start(&fixture.config(), &[]);
+    let second = Server::start(&fixture.config(), &[]);
+    assert_ne!(first.address, second.address);
+    let answers = visit(&first.address);
+    assert_eq!(answers.len(), 11, "{answers:#?}");
+    assert!(
+        answers.iter().all(|(status, _)| *status == 200),
+        "{answers:#?}"
+    );
+    assert_eq!(answers, visit(&second.address));
+    // Pages follow each other through the cursor, which either replica understands.
+    let listed: Vec<&str> = answers
+        .iter()
+        .filter(|(_, body)| body.contains("\"skills\":["))
+        .map(|(_, body)| {
+            if body.contains("skill://pdf/SKILL.md") {
+                "pdf"
+            } else {
+                "xlsx"
+            }
+        })
+        .collect();
+    assert_eq!(listed, ["pdf", "xlsx"]);
+}
+
+/// Clients that each run initialize → skills/list → resources/read (of the `SKILL.md` that
+/// `read(visit)` names) in a loop for `duration`; returns the latencies of the visits and the
+/// number of failures.
+fn load(
+    address: &str,
+    clients: usize,
+    duration: Duration,
+    read: fn(usize) -> String,
+) -> (Vec<Duration>, usize) {
+    let failures = Arc::new(AtomicUsize::new(0));
+    let latencies = Arc::new(Mutex::new(Vec::new()));
+    let deadline = Instant::now() + duration;
+    let threads: Vec<_> = (0..clients)
+        .map(|client| {
+            let (address, failures, latencies) = (
+                address.to_owned(),
+                Arc::clone(&failures),
+                Arc::clone(&latencies),
+            );
+            std::thread::spawn(move || {
+                let mut mine = Vec::new();
+                while Instant::now() < deadline {
+                    let started = Instant::now();
+                    let uri = read(client * 7919 + mine.len() * 104_729);
+                    let steps = [
+                        initialize(),
+                        call(2, "skills/list", json!({})),
+                        call(3, "resources/read", json!({ "uri": uri })),
+                    ];
+                    for step in &steps {
+                        let good = mcp(&address, Some(ALPHA), step).is_ok_and(|answer| {
+                            answer.status == 200 && answer.json().get("result").is_some()
+                        });
+                        if !good {
+                            failures.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    mine.push(started.elapsed());
+                }
+                latencies.lock().unwrap().extend(mine);
+                client
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let latencies = latencies.lock().unwrap().clone();
+    (latencies, failures.load(Ordering::Relaxed))
+}
+
+#[test]
+fn sixteen_clients_for_five_seconds_see_no_error() {
+    let fixture = Fixture::new("");
+    let server = Server::start(&fixture.config(), &[]);
+    let pdf = |_| "skill://pdf/SKILL.md".to_owned();
+    let (visits, failures) = load(&server.address, 16, Duration::from_secs(5), pdf);
+    assert_eq!(failures, 0, "{}", server.stderr());
+    assert!(visits.len() >= 16, "only {} visits", visits.len());
+}
+
+/// The full load of the benchmark (BENCHMARKS.md), run by `scripts/bench-serve.sh`:
+/// `SKILLBOOK_SERVE_ADDRESS` names a running server whose tenant `alpha` (token `ALPHA`) has
+/// the skills `skill-00000` to `skill-09999`; each visit reads one of them.
+#[test]
+#[ignore = "a benchmark: run by scripts/bench-serve.sh against a server it starts"]
+fn load_benchmark() {
+    let address = std::env::var("SKILLBOOK_SERVE_ADDRESS").expect("SKILLBOOK_SERVE_ADDRESS");
+    let clients =
+        std::env::var("SKILLBOOK_LOAD_CLIENTS").map_or(64, |value| value.parse().unwrap());
+    let seconds =
+        std::env::var("SKILLBOOK_LOAD_SECONDS").map_or(30, |value| value.parse().unwrap());
+    let one_of_ten_thousand =
+        |visit: usize| format!("skill://skill-{:05}/SKILL.md", visit % 10_000);
+    let (mut visits, failures) = load(
+        &address,
+        clients,
+        Duration::from_secs(seconds),
+        one_of_ten_thousand,
+    );
+    visits.sort();
+    let percentile = |share: f64| {
+        let at = ((visits.len() as f64 * share).ceil() as usize).clamp(1, visits.len()) - 1;
+        visits[at].as_secs_f64() * 1000.0
+    };
+    println!(
+        "clients={clients} seconds={seconds} visits={} failures={failures} \
+         visits_per_second={:.0} p50_ms={:.1} p99_ms={:.1}",
+        visits.len(),
+        visits.len() as f64 / seconds as f64,
+        percentile(0.50),
+        percentile(0.99)
+    );
+    assert_eq!(failures, 0);
+}
+
+#[test]
+fn sigterm_lets_requests_in_flight_finish_then_exits() {
+    let fixture = Fixture::new("");
+    let mut server = Server::start(&fixture.config(), &[]);
+    let running = Arc::new(AtomicBool::new(true));
+    let completed = Arc::new(AtomicUsize::new(0));
+    let broken = Arc::new(Mutex::new(Vec::new()));
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (address, running, completed, broken) = (
+                server.address.clone(),
+                Arc::clone(&running),
+                Arc::clone(&completed),
+                Arc::clone(&broken),
+            );
+            std::thread::spawn(move || {
+                while running.load(Ordering::Relaxed) {
+                    let message = call(3, "skills/list", json!({}));
+                    match mcp(&address, Some(ALPHA), &message) {
+                        // Refused connections after the listener closed are expected.
+                        Err(_) => {}
+                        Ok(answer)
+                            if answer.status == 200
+                                && serde_json::from_slice::<Value>(&answer.body).is_ok() =>
+                        {
+                            completed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(answer) => broken.lock().unwrap().push(answer),
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let status = server.terminate();
+    running.store(false, Ordering::Relaxed);
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    assert!(status.success(), "{status:?}\n{}", server.stderr());
+    assert!(completed.load(Ordering::Relaxed) > 0);
+    assert!(
+        broken.lock().unwrap().is_empty(),
+        "{:?}",
+        broken.lock().unwrap()
+    );
+    let stderr = server.stderr();
+    assert!(
+        stderr.contains("shutting down") && stderr.contains("stopped"),
+        "{stderr}"
+    );
+    assert!(
+        TcpStream::connect(&server.address).is_err(),
+        "still listening"
+    );
+}
+
+#[test]
+fn a_body_over_the_limit_is_413_and_is_never_read_without_a_token() {
+    let fixture = Fixture::new("max_body_bytes = 4096");
+    let server = Server::start(&fixture.config(), &[]);
+    let large = call(
+        2,
+        "tools/call",
+        json!({"name": "read_file", "arguments": {"path": "x".repeat(8192)}}),
+    );
+    assert_eq!(
+        mcp(&server.address, Some(ALPHA), &large).unwrap().status,
+        413
+    );
+    assert_eq!(mcp(&server.address, None, &large).unwrap().status, 401);
+    assert_eq!(
+        mcp(&server.address, Some(ALPHA), &initialize())
+            .unwrap()
+            .status,
+        200
+    );
+}
+
+#[test]
+fn health_and_readiness_answer_without_a_token_and_other_paths_are_404() {
+    let fixture = Fixture::new("");
+    let server = Server::start(&fixture.config(), &[]);
+    let get = |path: &str| request(&server.address, "GET", path, &[], b"").unwrap();
+    let health = get("/healthz");
+    assert_eq!(
+        (health.status, health.json()),
+        (200, json!({"status": "ok"}))
+    );
+    assert_eq!(health.header("content-type"), Some("application/json"));
+    let ready = get("/readyz");
+    assert_eq!(
+        (ready.status, ready.json()),
+        (200, json!({"status": "ready"}))
+    );
+    assert_eq!(get("/").status, 404);
+    assert_eq!(get("/mcp/extra").status, 404);
+    assert_eq!(
+        request(&server.address, "POST", "/healthz", &[], b"")
+            .unwrap()
+            .status,
+        405
+    );
+}
+
+#[test]
+fn an_anonymous_tenant_answers_requests_without_a_token_only() {
+    let fixture = Fixture::new("");
+    fixture.write(
+        "skillbook.toml",
+        &format!(
+            "[[tenant]]\nname = \"local\"\nsources = [\"beta\"]\nanonymous = true\n\n\
+             [[tenant]]\nname = \"alpha\"\nsources = [\"alpha\"]\ntokens = [\"{}\"]\n",
+            TokenDigest::of(ALPHA)
+        ),
+    );
+    let server = Server::start(&fixture.config(), &[]);
+    let list = call(2, "skills/list", json!({}));
+    let anonymous = mcp(&server.address, None, &list).unwrap().json();
+    assert_eq!(
+        anonymous["result"]["skills"][0]["uri"],
+        "skill://memo/SKILL.md"
+    );
+    let alpha = mcp(&server.address, Some(ALPHA), &list).unwrap().json();
+    assert_eq!(alpha["result"]["skills"].as_array().unwrap().len(), 2);
+    assert_eq!(mcp(&server.address, Some(BETA), &list).unwrap().status, 401);
+}
+
+#[test]
+fn json_logs_are_one_object_a_line() {
+    let fixture = Fixture::new("");
+    let mut server = Server::start(&fixture.config(), &["--log-format", "json"]);
+    assert_eq!(
+        mcp(&server.address, Some("wrong"), &initialize())
+            .unwrap()
+            .status,
+        401
+    );
+    assert!(server.terminate().success());
+    let stderr = server.stderr();
+    let lines: Vec<Value> = stderr
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    assert!(lines.len() >= 3, "{stderr}");
+    assert!(
+        lines
+            .iter()
+            .all(|line| line["level"].is_string() && line["fields"]["message"].is_string())
+    );
+    assert!(stderr.contains("no valid bearer token"), "{stderr}");
+    assert!(
+        !stderr.contains(ALPHA) && !stderr.contains("wrong"),
+        "a token is logged: {stderr}"
+    );
+}
+
+/// Opens the `GET` event stream of `session` and returns the data lines it carries, as they
+/// come, through a channel.
+fn event_stream(address: &str, session: &str) -> mpsc::Receiver<String> {
+    let mut stream = TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "GET /mcp HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\
+         Authorization: Bearer {ALPHA}\r\nMcp-Session-Id: {session}\r\n\
+         MCP-Protocol-Version: 2025-06-18\r\n\r\n"
+    )
+    .unwrap();
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if let Some(data) = line.strip_prefix("data:")
+                && sender.send(data.trim().to_owned()).is_err()
+            {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+#[test]
+fn with_sessions_and_watching_a_change_on_disk_is_announced_and_served() {
+    let fixture = Fixture::new("sessions = true\nwatch = true");
+    let server = Server::start(&fixture.config(), &[]);
+    let initialized = mcp(&server.address, Some(ALPHA), &initialize()).unwrap();
+    assert_eq!(initialized.status, 200);
+    let session = initialized.header("mcp-session-id").unwrap().to_owned();
+    let notify = |message: &Value| {
+        let authorization = format!("Bearer {ALPHA}");
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-06-18"),
+            ("Authorization", authorization.as_str()),
+            ("Mcp-Session-Id", session.as_str()),
+        ];
+        request(
+            &server.address,
+            "POST",
+            "/mcp",
+            &headers,
+            message.to_string().as_bytes(),
+        )
+        .unwrap()
+    };
+    let accepted = notify(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(accepted.status, 202);
+    let events = event_stream(&server.address, &session);
+    // Let the stream open before the change.
+    std::thread::sleep(Duration::from_millis(300));
+    fixture.write(
+        "alpha/zeta/SKILL.md",
+        "---\nname: zeta\ndescription: Added while serving.\n---\nNew.\n",
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let announced = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match events.recv_timeout(left) {
+            Ok(data) if data.contains("notifications/resources/list_changed") => break true,
+            Ok(_) => {}
+            Err(_) => break false,
+        }
+    };
+    assert!(
+        announced,
+        "no list_changed notification\n{}",
+        server.stderr()
+    );
+    let got = notify(&call(
+        5,
+        "skills/get",
+        json!({"uri": "skill://zeta/SKILL.md"}),
+    ));
+    let body = String::from_utf8(got.body).unwrap();
+    assert!(
+        body.contains(r#""result":{"skill":{"uri":"skill://zeta/SKILL.md""#),
+        "{body}"
+    );
+}
+
+fn skillbook(arguments: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_skillbook"))
+        .args(arguments)
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn check_config_reports_the_tenants_or_what_is_wrong() {
+    let fixture = Fixture::new("");
+    let config = fixture.config().display().to_string();
+    let output = skillbook(&[
+        "--format",
+        "json",
+        "serve",
+        "--config",
+        &config,
+        "--check-config",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report,
+        json!({"config": config, "listen": "127.0.0.1:8931", "tenants": [
+            {"name": "alpha", "skills": ["pdf", "xlsx"], "tokens": 1, "anonymous": false},
+            {"name": "beta", "skills": ["memo", "zipped"], "tokens": 1, "anonymous": false},
+        ]})
+    );
+    let text = skillbook(&[
+        "serve",
+        "--config",
+        &config,
+        "--check-config",
+        "--listen",
+        "0.0.0.0:9000",
+    ]);
+    assert_eq!(
+        String::from_utf8(text.stdout).unwrap(),
+        format!(
+            "{config}: the configuration is valid\nlisten: 0.0.0.0:9000\n\
+             tenant alpha: 2 skills (pdf, xlsx); 1 token\ntenant beta: 2 skills (memo, zipped); 1 token\n"
+        )
+    );
+
+    for (file, expected) in [
+        (
+            "[[tenant]]\nname = \"a\"\nsources = [\"alpha\"]\n",
+            "tenant `a` has no token and is not anonymous",
+        ),
+        (
+            &format!(
+                "[[tenant]]\nname = \"a\"\ntokens = [\"{0}\"]\n[[tenant]]\nname = \"b\"\ntokens = [\"{0}\"]\n",
+                TokenDigest::of(ALPHA)
+            ),
+            "tenants `a` and `b` share a token",
+        ),
+        (
+            "[server]\nallowed_hosts = [\"http://x\"]\n[[tenant]]\nname = \"a\"\nanonymous = true\n",
+            "`http://x` is not a host",
+        ),
+        (
+            "[[tenant]]\nname = \"a\"\nsources = [\"beta/memo/SKILL.md\"]\nanonymous = true\n",
+            "the archive `",
+        ),
+    ] {
+        fixture.write("bad.toml", file);
+        let bad = fixture.path().join("bad.toml").display().to_string();
+        let output = skillbook(&[
+            "--format",
+            "json",
+            "serve",
+            "--config",
+            &bad,
+            "--check-config",
+        ]);
+        assert_eq!(output.status.code(), Some(1), "{file}");
+        let error: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(error["error"], "invalid_config", "{file}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(expected), "{file}: {message}");
+    }
+}
+
+#[test]
+fn token_prints_a_new_token_and_the_line_with_its_digest() {
+    let output = skillbook(&["token"]);
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let [token, line] = lines[..] else {
+        panic!("{stdout}");
+    };
+    assert!(token.starts_with("sbk_") && token.len() == 68, "{token}");
+    assert_eq!(*line, format!("tokens = [\"{}\"]", TokenDigest::of(token)));
+    let json: Value =
+        serde_json::from_slice(&skillbook(&["--format", "json", "token"]).stdout).unwrap();
+    let token = json["token"].as_str().unwrap();
+    assert_ne!(token, lines[0]);
+    assert_eq!(json["digest"], TokenDigest::of(token).to_string());
+    assert_eq!(
+        json["config_line"],
+        format!("tokens = [\"{}\"]", TokenDigest::of(token))
+    );
+}
