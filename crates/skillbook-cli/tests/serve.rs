@@ -620,6 +620,76 @@ fn a_body_over_the_limit_is_413_and_is_never_read_without_a_token() {
     );
 }
 
+/// A connection whose receive buffer is small, so a server writing to it stalls as soon as the
+/// client stops reading (loopback buffers may otherwise take a whole answer).
+fn small_window(address: &str) -> TcpStream {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let stream = socket.connect(address.parse().unwrap()).await.unwrap();
+        let stream = stream.into_std().unwrap();
+        stream.set_nonblocking(false).unwrap();
+        stream
+    })
+}
+
+/// Clients that ask for a large file and never read the answer cannot make the server hold
+/// answers without bound: only `max_answers` are in flight at once, a stalled write closes its
+/// connection, and a well-behaved client is still answered.
+#[test]
+fn clients_that_do_not_read_their_answers_are_cut_off_and_others_answered() {
+    let fixture =
+        Fixture::new("max_answers = 2\nwrite_stall_seconds = 1\nrequest_timeout_seconds = 60");
+    // Larger than the socket buffers of a client that reads nothing (loopback buffers take
+    // several MiB), within the 16 MiB a skill may serve.
+    let line = "x".repeat(1023) + "\n";
+    fixture.write("alpha/pdf/refs/large.md", &line.repeat(15 * 1024));
+    let server = Server::start(&fixture.config(), &[]);
+    let read = call(
+        2,
+        "resources/read",
+        json!({"uri": "skill://pdf/refs/large.md"}),
+    )
+    .to_string();
+    let stalled: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut stream = small_window(&server.address);
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: \
+                 2025-06-18\r\nAuthorization: Bearer {ALPHA}\r\nContent-Length: {}\r\n\r\n",
+                server.address,
+                read.len()
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            stream.write_all(read.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    // Answered although every answer slot was taken by a client that does not read: the
+    // stalled writes are cut off (after a second without progress) and free their slots.
+    let answer = mcp(&server.address, Some(ALPHA), &initialize()).unwrap();
+    assert_eq!(answer.status, 200);
+    // The answers that held the two slots were cut off: their connections were closed before
+    // the whole answer was sent (the others may have been written while this test read).
+    let cut = stalled
+        .into_iter()
+        .filter(|mut stream| {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            let mut received = Vec::new();
+            let _ = stream.read_to_end(&mut received);
+            received.len() < 15 * 1024 * 1024
+        })
+        .count();
+    assert!(cut >= 2, "only {cut} stalled answers were cut off");
+}
+
 #[test]
 fn health_and_readiness_answer_without_a_token_and_other_paths_are_404() {
     let fixture = Fixture::new("");

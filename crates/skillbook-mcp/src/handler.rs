@@ -215,7 +215,11 @@ impl SkillServer {
             })
         })
         .await
-        .map_err(|error| ErrorData::internal_error(format!("the request failed: {error}"), None))?
+        .map_err(|error| {
+            // The detail (a panic's message, say) is for the operator, not the client.
+            tracing::error!("a request failed: {error}");
+            ErrorData::internal_error("the request failed; try again", None)
+        })?
     }
 }
 

@@ -92,6 +92,12 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The hosts answered unless [`EndpointBuilder::allowed_hosts`] says otherwise: loopback only.
 pub const DEFAULT_ALLOWED_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
+/// How many answers may be held at once unless [`EndpointBuilder::max_answers`] says otherwise.
+/// An answer holds at most one file's bytes (a skill file may have up to 16 MiB), from the
+/// moment its request is handled until its body is written or the connection closes, so this
+/// bounds the memory that clients which do not read their answers can make the server hold.
+pub const DEFAULT_MAX_ANSWERS: usize = 8;
+
 /// The JSON-RPC error code of a request without a valid token.
 pub const UNAUTHORIZED_CODE: i32 = -32001;
 
@@ -203,6 +209,7 @@ pub struct EndpointBuilder {
     sessions: Sessions,
     max_body_bytes: usize,
     request_timeout: Option<Duration>,
+    max_answers: usize,
 }
 
 impl Default for EndpointBuilder {
@@ -214,6 +221,7 @@ impl Default for EndpointBuilder {
             sessions: Sessions::default(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            max_answers: DEFAULT_MAX_ANSWERS,
         }
     }
 }
@@ -266,9 +274,18 @@ impl EndpointBuilder {
         self
     }
 
+    /// How many `POST` answers may be in flight at once, from handling the request to the
+    /// last byte of the answer written; further requests wait (within their timeout). Default
+    /// [`DEFAULT_MAX_ANSWERS`]; `0` counts as 1.
+    pub fn max_answers(&mut self, answers: usize) -> &mut Self {
+        self.max_answers = answers.max(1);
+        self
+    }
+
     /// How long a request may take before it is answered with HTTP 503, or `None` for no
-    /// limit. Default [`DEFAULT_REQUEST_TIMEOUT`]. (With [`Sessions::Kept`] it bounds the time
-    /// to the start of an answer's event stream.)
+    /// limit. Default [`DEFAULT_REQUEST_TIMEOUT`]. It also bounds the writing of a `POST`
+    /// answer: one not written by then is cut off and its connection closed. (With
+    /// [`Sessions::Kept`] it bounds the time to the start of an answer's event stream.)
     pub fn request_timeout(&mut self, timeout: Option<Duration>) -> &mut Self {
         self.request_timeout = timeout;
         self
@@ -317,6 +334,7 @@ impl EndpointBuilder {
                 tenants,
                 anonymous: self.tenants.iter().position(|tenant| tenant.anonymous),
                 request_timeout: self.request_timeout,
+                answers: Arc::new(tokio::sync::Semaphore::new(self.max_answers)),
                 cancellation,
             }),
         })
@@ -376,6 +394,8 @@ struct EndpointInner {
     tenants: Vec<TenantService>,
     anonymous: Option<usize>,
     request_timeout: Option<Duration>,
+    /// Permits for answers in flight (POST), each held until its body is written or dropped.
+    answers: Arc<tokio::sync::Semaphore>,
     cancellation: CancellationToken,
 }
 
@@ -433,7 +453,29 @@ impl Endpoint {
             tracing::info!(%method, "refused: no valid bearer token");
             return unauthorized();
         };
-        let answer = tenant.service.handle(request);
+        // A POST answer holds its bytes until written: only so many at once, each for a bounded
+        // time. GET opens a long-lived event stream (sessions), which holds no file.
+        let bounded = method == Method::POST;
+        let answers = Arc::clone(&self.inner.answers);
+        let deadline = self.inner.request_timeout.map(|limit| started + limit);
+        let answer = async move {
+            let permit = if bounded {
+                answers.acquire_owned().await.ok()
+            } else {
+                None
+            };
+            let response = tenant.service.handle(request).await;
+            match permit {
+                Some(permit) => response.map(|body| {
+                    BoxBody::new(BoundedAnswer {
+                        inner: body,
+                        _permit: permit,
+                        deadline: deadline.map(|at| Box::pin(tokio::time::sleep_until(at.into()))),
+                    })
+                }),
+                None => response,
+            }
+        };
         let response = match self.inner.request_timeout {
             Some(limit) => match tokio::time::timeout(limit, answer).await {
                 Ok(response) => response,
@@ -616,6 +658,41 @@ fn json_response(status: StatusCode, value: &serde_json::Value) -> HttpResponse 
         http::HeaderValue::from_static("application/json"),
     );
     response
+}
+
+/// A `POST` answer's body: holds its permit until written or dropped, and ends early (the
+/// connection is then closed) when its deadline passes, so a client that does not read its
+/// answer cannot keep the bytes in memory.
+struct BoundedAnswer {
+    inner: BoxBody<Bytes, Infallible>,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Body for BoundedAnswer {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
+        if let Some(deadline) = self.deadline.as_mut()
+            && deadline.as_mut().poll(context).is_ready()
+        {
+            tracing::warn!("an answer was not written in time and is cut off");
+            return Poll::Ready(None);
+        }
+        Pin::new(&mut self.inner).poll_frame(context)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 #[cfg(test)]

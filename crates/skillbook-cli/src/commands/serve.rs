@@ -128,7 +128,10 @@ async fn listen(
     announce(format, &url)?;
     tracing::info!("serving {tenants} tenants on {url}");
     let mut options = ServeOptions::default();
-    options.shutdown_grace(config.shutdown_grace);
+    options
+        .shutdown_grace(config.shutdown_grace)
+        .write_stall(config.write_stall)
+        .max_connections(config.max_connections);
     serve_http(listener, Router::new(endpoint), &options, shutdown).await?;
     Ok(Outcome::Success)
 }

@@ -2,13 +2,19 @@
 //! gracefully.
 
 use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 use super::Router;
 
@@ -18,6 +24,8 @@ use super::Router;
 pub struct ServeOptions {
     header_timeout: Duration,
     shutdown_grace: Duration,
+    write_stall: Duration,
+    max_connections: usize,
 }
 
 impl Default for ServeOptions {
@@ -25,6 +33,8 @@ impl Default for ServeOptions {
         ServeOptions {
             header_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(10),
+            write_stall: Duration::from_secs(30),
+            max_connections: 1024,
         }
     }
 }
@@ -34,6 +44,20 @@ impl ServeOptions {
     /// connection is kept). Default 10 seconds.
     pub fn header_timeout(&mut self, timeout: Duration) -> &mut Self {
         self.header_timeout = timeout;
+        self
+    }
+
+    /// How long a write to a client may make no progress (the client does not read) before
+    /// its connection is closed. Default 30 seconds.
+    pub fn write_stall(&mut self, timeout: Duration) -> &mut Self {
+        self.write_stall = timeout;
+        self
+    }
+
+    /// How many connections are served at once; further ones wait to be accepted. Default
+    /// 1024; `0` counts as 1.
+    pub fn max_connections(&mut self, connections: usize) -> &mut Self {
+        self.max_connections = connections.max(1);
         self
     }
 
@@ -68,7 +92,14 @@ pub async fn serve_http(
         .timer(TokioTimer::new())
         .header_read_timeout(options.header_timeout);
     tokio::pin!(shutdown);
+    let connections = Arc::new(Semaphore::new(options.max_connections));
     loop {
+        // A free connection slot first, so past the limit clients wait in the listen queue.
+        let slot = tokio::select! {
+            slot = Arc::clone(&connections).acquire_owned() => slot,
+            () = &mut shutdown => break,
+        };
+        let Ok(slot) = slot else { break };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
@@ -83,11 +114,13 @@ pub async fn serve_http(
         };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(router.clone());
+        let stream = StallGuard::new(stream, options.write_stall);
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%peer, "connection ended: {error}");
             }
+            drop(slot);
         });
     }
     drop(listener);
@@ -104,4 +137,97 @@ pub async fn serve_http(
     }
     router.endpoint().close();
     Ok(())
+}
+
+/// A connection whose writes fail once they have made no progress for a while: a client that
+/// stops reading its answer gets its connection closed, and the answer's bytes are freed.
+struct StallGuard<T> {
+    inner: T,
+    limit: Duration,
+    /// Set when a write is first refused, cleared when one goes through.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<T> StallGuard<T> {
+    fn new(inner: T, limit: Duration) -> Self {
+        StallGuard {
+            inner,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// What a write that returned `Pending` means: still `Pending`, or an error once the
+    /// stall has lasted too long.
+    fn pending<R>(&mut self, context: &mut Context<'_>) -> Poll<io::Result<R>> {
+        let limit = self.limit;
+        let stalled = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        if stalled.as_mut().poll(context).is_ready() {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client read nothing for too long",
+            )));
+        }
+        Poll::Pending
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for StallGuard<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        buffer: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(context, buffer)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for StallGuard<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write(context, bytes) {
+            Poll::Ready(result) => {
+                self.stalled = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => self.pending(context),
+        }
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match Pin::new(&mut self.inner).poll_flush(context) {
+            Poll::Ready(result) => {
+                self.stalled = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => self.pending(context),
+        }
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(context)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        buffers: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write_vectored(context, buffers) {
+            Poll::Ready(result) => {
+                self.stalled = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => self.pending(context),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
 }

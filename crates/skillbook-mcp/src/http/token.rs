@@ -57,25 +57,37 @@ impl fmt::Display for TokenDigest {
     }
 }
 
-/// Why a string is not a token digest.
+/// Why a string is not a token digest. The message never repeats the string: it may be a
+/// token pasted in by mistake, and messages reach logs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "`{0}` is not a token digest: write `sha256:` and the 64 hexadecimal digits of the token's \
-     SHA-256 hash, as `skillbook token` prints it"
-)]
-pub struct InvalidDigest(String);
+#[error("{}", describe(*.looks_like_token))]
+pub struct InvalidDigest {
+    looks_like_token: bool,
+}
+
+fn describe(looks_like_token: bool) -> &'static str {
+    if looks_like_token {
+        "a token is written where its digest belongs (keep the token secret): write the \
+         `sha256:…` digest `skillbook token` printed next to it"
+    } else {
+        "a value is not a token digest: write `sha256:` and the 64 hexadecimal digits of the \
+         token's SHA-256 hash, as `skillbook token` prints it"
+    }
+}
 
 impl FromStr for TokenDigest {
     type Err = InvalidDigest;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let invalid = || InvalidDigest(text.to_owned());
+        let invalid = || InvalidDigest {
+            looks_like_token: text.trim().starts_with("sbk_"),
+        };
         let hex = text.trim();
         let hex = hex
             .get(..7)
             .filter(|prefix| prefix.eq_ignore_ascii_case("sha256:"))
             .map_or(hex, |_| &hex[7..]);
-        if hex.len() != 64 || !hex.is_ascii() {
+        if hex.len() != 64 || !hex.bytes().all(|byte| byte.is_ascii_hexdigit()) {
             return Err(invalid());
         }
         let mut digest = [0_u8; 32];
@@ -119,6 +131,24 @@ fn same(left: &[u8; 32], right: &[u8; 32]) -> bool {
 #[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_digest_is_refused_without_repeating_it() {
+        let token = "sbk_5a3549f4ca59bb661248b67d3652319dba94c200b6b6afdfe03321679280daf7";
+        let error = token.parse::<TokenDigest>().unwrap_err().to_string();
+        assert!(
+            !error.contains(token) && !error.contains("5a3549"),
+            "{error}"
+        );
+        assert!(
+            error.contains("a token is written where its digest belongs"),
+            "{error}"
+        );
+        let plus = format!("sha256:+f{}", "0".repeat(62));
+        let error = plus.parse::<TokenDigest>().unwrap_err().to_string();
+        assert!(!error.contains("+f"), "{error}");
+        assert!(error.contains("is not a token digest"), "{error}");
+    }
 
     #[test]
     fn a_digest_is_the_sha256_of_the_token() {

@@ -24,8 +24,8 @@ use serde::Deserialize;
 use skillbook::runtime::Scope;
 use skillbook::sources::{ArchiveLimits, ProvidedSkill, from_zip};
 use skillbook_mcp::http::{
-    DEFAULT_ALLOWED_HOSTS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT, EndpointBuilder,
-    Sessions, Tenant, TokenDigest,
+    DEFAULT_ALLOWED_HOSTS, DEFAULT_MAX_ANSWERS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT,
+    EndpointBuilder, Sessions, Tenant, TokenDigest,
 };
 use skillbook_mcp::{Addresses, DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ServerBuilder};
 
@@ -52,6 +52,9 @@ struct ServerSection {
     max_body_bytes: Option<usize>,
     request_timeout_seconds: Option<u64>,
     shutdown_grace_seconds: Option<u64>,
+    max_answers: Option<usize>,
+    write_stall_seconds: Option<u64>,
+    max_connections: Option<usize>,
     instructions_budget: Option<usize>,
     page_size: Option<usize>,
     watch: Option<bool>,
@@ -75,6 +78,10 @@ pub(crate) struct Config {
     pub(crate) listen: SocketAddr,
     pub(crate) endpoint: EndpointBuilder,
     pub(crate) shutdown_grace: Duration,
+    /// How long a write to a client may make no progress before its connection is closed.
+    pub(crate) write_stall: Duration,
+    /// How many connections are served at once.
+    pub(crate) max_connections: usize,
     /// Whether each tenant's sources are watched and served again after a change.
     pub(crate) watch: bool,
     pub(crate) skills: SkillSettings,
@@ -159,7 +166,8 @@ impl Config {
                 None => Some(DEFAULT_REQUEST_TIMEOUT),
                 Some(0) => None,
                 Some(seconds) => Some(Duration::from_secs(seconds)),
-            });
+            })
+            .max_answers(server.max_answers.unwrap_or(DEFAULT_MAX_ANSWERS));
         if file.tenants.is_empty() {
             return Err(fail(
                 "no tenant is configured; add a `[[tenant]]` table with a name, its sources and \
@@ -176,6 +184,8 @@ impl Config {
             listen,
             endpoint,
             shutdown_grace: Duration::from_secs(server.shutdown_grace_seconds.unwrap_or(10)),
+            write_stall: Duration::from_secs(server.write_stall_seconds.unwrap_or(30).max(1)),
+            max_connections: server.max_connections.unwrap_or(1024),
             watch: server.watch.unwrap_or(false),
             skills: SkillSettings {
                 instructions_budget: match server.instructions_budget {
