@@ -103,6 +103,17 @@ impl Guard {
                 .ok_or(Refusal::NoHost)?,
             _ => return Err(Refusal::NoHost),
         };
+        // Only `host[:port]`: no user information, and a port that is one.
+        if host.as_str().contains('@') || !port_is_valid(host.as_str()) {
+            return Err(Refusal::NoHost);
+        }
+        // An absolute-form target names the host too (RFC 9112 section 3.2.2): both must agree.
+        if let Some(target) = uri.authority()
+            && (normalize(target.host()) != normalize(host.host())
+                || target.port_u16() != host.port_u16())
+        {
+            return Err(Refusal::Host);
+        }
         let (name, port) = (normalize(host.host()), host.port_u16());
         if !self.hosts.iter().any(|allowed| {
             allowed.host == name && allowed.port.is_none_or(|allowed| Some(allowed) == port)
@@ -120,10 +131,15 @@ impl Guard {
             _ => return Err(Refusal::Origin),
         };
         let allowed = if self.origins.is_empty() {
+            // A web page of an allowed host: over HTTP(S), and on its port when one is given.
             match &origin {
                 AllowedOrigin::Null => false,
-                AllowedOrigin::Site { host, .. } => {
-                    self.hosts.iter().any(|allowed| &allowed.host == host)
+                AllowedOrigin::Site { scheme, host, port } => {
+                    matches!(scheme.as_str(), "http" | "https")
+                        && self.hosts.iter().any(|allowed| {
+                            &allowed.host == host
+                                && allowed.port.is_none_or(|allowed| Some(allowed) == *port)
+                        })
                 }
             }
         } else {
@@ -168,6 +184,18 @@ fn parse_host(entry: &str) -> Option<AllowedHost> {
 }
 
 /// `scheme://host[:port]` or `null`; `:*` (any port) only in the configuration (`wildcard`).
+/// Whether an authority's port, if it has one, is a port number (not empty, not over 65535).
+fn port_is_valid(authority: &str) -> bool {
+    let after_host = match authority.rfind(']') {
+        Some(end) => &authority[end + 1..],
+        None => authority,
+    };
+    match after_host.rsplit_once(':') {
+        Some((_, port)) => port.parse::<u16>().is_ok(),
+        None => true,
+    }
+}
+
 fn parse_origin(text: &str, wildcard: bool) -> Option<AllowedOrigin> {
     let text = text.trim();
     if text.eq_ignore_ascii_case("null") {
@@ -277,6 +305,24 @@ mod tests {
         }
         assert_eq!(check(&guard, None, None), Err(Refusal::NoHost));
         assert_eq!(check(&guard, Some("a b"), None), Err(Refusal::NoHost));
+        for host in ["x@localhost", "localhost:99999", "127.0.0.1:"] {
+            assert_eq!(
+                check(&guard, Some(host), None),
+                Err(Refusal::NoHost),
+                "{host}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_absolute_form_target_must_name_the_same_host() {
+        let guard = guard(&["localhost"], &[]);
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::HOST, "localhost".parse().unwrap());
+        let evil = http::Uri::from_static("http://evil.example/mcp");
+        assert_eq!(guard.check(&evil, &headers), Err(Refusal::Host));
+        let same = http::Uri::from_static("http://localhost/mcp");
+        assert_eq!(guard.check(&same, &headers), Ok(()));
     }
 
     #[test]
@@ -294,6 +340,7 @@ mod tests {
             "null",
             "localhost",
             "http://localhost.evil.example",
+            "foo://localhost:1",
         ] {
             assert_eq!(
                 check(&guard, Some("localhost"), Some(origin)),
@@ -301,6 +348,27 @@ mod tests {
                 "{origin}"
             );
         }
+    }
+
+    #[test]
+    fn without_listed_origins_a_host_with_a_port_allows_that_port_only() {
+        let guard = guard(&["127.0.0.1:8931"], &[]);
+        assert_eq!(
+            check(
+                &guard,
+                Some("127.0.0.1:8931"),
+                Some("http://127.0.0.1:8931")
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(
+                &guard,
+                Some("127.0.0.1:8931"),
+                Some("http://127.0.0.1:6666")
+            ),
+            Err(Refusal::Origin)
+        );
     }
 
     #[test]
