@@ -10,38 +10,14 @@
     reason = "a test should fail loudly at the first broken step"
 )]
 
+#[path = "support/python.rs"]
+mod support;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const INSTALL: &str = "install the MCP Python SDK with `bash scripts/test.sh` (or \
-    `python3 -m venv .venv && .venv/bin/pip install mcp==2.3.0`) at the repository root, or \
-    point MCP_PYTHON at a Python that has it";
-
-/// The Python that has the `mcp` package.
-fn python() -> PathBuf {
-    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let python = std::env::var_os("MCP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repository.join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "no Python for the MCP client at {}: {INSTALL}",
-        python.display()
-    );
-    let import = Command::new(&python)
-        .args(["-c", "import mcp"])
-        .output()
-        .unwrap();
-    assert!(
-        import.status.success(),
-        "{} cannot import mcp ({}): {INSTALL}",
-        python.display(),
-        String::from_utf8_lossy(&import.stderr).trim()
-    );
-    python
-}
+use support::python;
 
 fn write(path: &Path, bytes: &[u8]) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -68,7 +44,7 @@ fn run_with_limit(mut command: Command, limit: Duration) -> Output {
 
 #[test]
 fn the_python_sdk_lists_gets_reads_and_verifies_every_digest() {
-    let python = python();
+    let python = python("mcp");
     let workspace = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let root = workspace.path().join(".agents/skills");

@@ -11,6 +11,9 @@
     reason = "a test should fail loudly at the first broken step"
 )]
 
+#[path = "support/python.rs"]
+mod support;
+
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -20,6 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::python;
 
 use serde_json::{Value, json};
 use skillbook_mcp::http::TokenDigest;
@@ -27,10 +31,6 @@ use tempfile::TempDir;
 
 const ALPHA: &str = "sbk_alpha-token-for-tests";
 const BETA: &str = "sbk_beta-token-for-tests";
-
-const INSTALL: &str = "install the MCP Python SDK with `bash scripts/test.sh` (or \
-    `python3 -m venv .venv && .venv/bin/pip install mcp==2.3.0`) at the repository root, or \
-    point MCP_PYTHON at a Python that has it";
 
 /// Two tenants' sources and a configuration file naming them.
 struct Fixture {
@@ -309,33 +309,9 @@ fn initialize() -> Value {
     )
 }
 
-/// The Python that has the `mcp` package.
-fn python() -> PathBuf {
-    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let python = std::env::var_os("MCP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repository.join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "no Python for the MCP client at {}: {INSTALL}",
-        python.display()
-    );
-    let import = Command::new(&python)
-        .args(["-c", "import mcp, httpx2"])
-        .output()
-        .unwrap();
-    assert!(
-        import.status.success(),
-        "{} cannot import mcp ({}): {INSTALL}",
-        python.display(),
-        String::from_utf8_lossy(&import.stderr).trim()
-    );
-    python
-}
-
 #[test]
 fn the_python_sdk_sees_each_tenant_alone() {
-    let python = python();
+    let python = python("mcp, httpx2");
     let fixture = Fixture::new("");
     let server = Server::start(&fixture.config(), &[]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve_client.py");

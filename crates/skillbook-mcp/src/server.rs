@@ -573,22 +573,9 @@ pub(crate) struct ReadTool {
 
 impl ReadTool {
     fn new(reader: SkillReader) -> Self {
-        let schema = read::skill_schema(read::DEFAULT_TOOL_NAME);
-        let function = &schema["function"];
-        let name = function["name"].as_str().unwrap_or_default().to_owned();
-        let description = function["description"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let parameters = match &function["parameters"] {
-            Value::Object(parameters) => parameters.clone(),
-            _ => serde_json::Map::new(),
-        };
-        let tool = Tool::new(name, description, parameters).with_annotations(
-            ToolAnnotations::with_title("Read a skill file")
-                .read_only(true)
-                .destructive(false)
-                .idempotent(true),
+        let tool = read_only_tool(
+            &read::skill_schema(read::DEFAULT_TOOL_NAME),
+            "Read a skill file",
         );
         Self {
             reader,
@@ -616,6 +603,23 @@ impl ReadTool {
     }
 }
 
+/// An MCP tool from the library's definition in OpenAI function shape, marked read-only and
+/// idempotent.
+fn read_only_tool(schema: &Value, title: &str) -> Tool {
+    let function = &schema["function"];
+    let text = |key: &str| function[key].as_str().unwrap_or_default().to_owned();
+    let parameters = match &function["parameters"] {
+        Value::Object(parameters) => parameters.clone(),
+        _ => serde_json::Map::new(),
+    };
+    Tool::new(text("name"), text("description"), parameters).with_annotations(
+        ToolAnnotations::with_title(title)
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true),
+    )
+}
+
 /// The search tool: the model-visible skills' index and the tool definition.
 #[derive(Debug)]
 pub(crate) struct SearchTool {
@@ -625,22 +629,7 @@ pub(crate) struct SearchTool {
 
 impl SearchTool {
     fn new<'a>(entries: impl IntoIterator<Item = skillbook::CatalogEntry<'a>>) -> Self {
-        let schema = search_schema(SEARCH_SKILLS);
-        let function = &schema["function"];
-        let description = function["description"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let parameters = match &function["parameters"] {
-            Value::Object(parameters) => parameters.clone(),
-            _ => serde_json::Map::new(),
-        };
-        let tool = Tool::new(SEARCH_SKILLS, description, parameters).with_annotations(
-            ToolAnnotations::with_title("Search the skills")
-                .read_only(true)
-                .destructive(false)
-                .idempotent(true),
-        );
+        let tool = read_only_tool(&search_schema(SEARCH_SKILLS), "Search the skills");
         Self {
             index: SearchIndex::new(entries),
             tool,
