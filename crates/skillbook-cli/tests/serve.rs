@@ -174,11 +174,7 @@ impl Server {
 
     /// Sends SIGTERM and waits for the process to end.
     fn terminate(&mut self) -> ExitStatus {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        self.send_sigterm();
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -190,6 +186,15 @@ impl Server {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Sends SIGTERM, without waiting.
+    fn send_sigterm(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
     }
 
     fn stderr(&self) -> String {
@@ -693,6 +698,34 @@ fn health_and_readiness_answer_without_a_token_and_other_paths_are_404() {
 }
 
 #[test]
+fn after_sigterm_readiness_fails_while_requests_are_still_served_for_the_drain_time() {
+    let fixture = Fixture::new("drain_seconds = 60");
+    let server = Server::start(&fixture.config(), &[]);
+    server.send_sigterm();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let ready = loop {
+        let ready = request(&server.address, "GET", "/readyz", &[], b"").unwrap();
+        if ready.status != 200 || Instant::now() > deadline {
+            break ready;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(ready.status, 503, "{}", server.stderr());
+    // New connections are still accepted and answered.
+    let listed = mcp(
+        &server.address,
+        Some(ALPHA),
+        &call(2, "skills/list", json!({})),
+    )
+    .unwrap();
+    assert_eq!(listed.status, 200);
+    assert_eq!(
+        listed.json()["result"]["skills"][0]["uri"],
+        "skill://pdf/SKILL.md"
+    );
+}
+
+#[test]
 fn an_anonymous_tenant_answers_requests_without_a_token_only() {
     let fixture = Fixture::new("");
     fixture.write(
@@ -713,6 +746,11 @@ fn an_anonymous_tenant_answers_requests_without_a_token_only() {
     let alpha = mcp(&server.address, Some(ALPHA), &list).unwrap().json();
     assert_eq!(alpha["result"]["skills"].as_array().unwrap().len(), 2);
     assert_eq!(mcp(&server.address, Some(BETA), &list).unwrap().status, 401);
+    // Without sessions no notification can reach a client, so none is announced.
+    let initialized = mcp(&server.address, None, &initialize()).unwrap().json();
+    let capabilities = &initialized["result"]["capabilities"];
+    assert_eq!(capabilities["tools"], json!({}), "{initialized}");
+    assert_eq!(capabilities["resources"], json!({}), "{initialized}");
 }
 
 #[test]
@@ -769,33 +807,52 @@ fn event_stream(address: &str, session: &str) -> mpsc::Receiver<String> {
     receiver
 }
 
+/// Opens a session as `ALPHA` (initialize, then initialized); its id.
+fn open_session(address: &str) -> String {
+    let initialized = mcp(address, Some(ALPHA), &initialize()).unwrap();
+    assert_eq!(initialized.status, 200);
+    let session = initialized.header("mcp-session-id").unwrap().to_owned();
+    let announced = String::from_utf8_lossy(&initialized.body);
+    assert!(
+        announced.contains(r#""resources":{"listChanged":true}"#)
+            && announced.contains(r#""tools":{"listChanged":true}"#),
+        "{announced}"
+    );
+    let accepted = in_session(
+        address,
+        &session,
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    assert_eq!(accepted.status, 202);
+    session
+}
+
+/// Sends `message` as `ALPHA` in `session`.
+fn in_session(address: &str, session: &str, message: &Value) -> Answer {
+    let authorization = format!("Bearer {ALPHA}");
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-06-18"),
+        ("Authorization", authorization.as_str()),
+        ("Mcp-Session-Id", session),
+    ];
+    request(
+        address,
+        "POST",
+        "/mcp",
+        &headers,
+        message.to_string().as_bytes(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn with_sessions_and_watching_a_change_on_disk_is_announced_and_served() {
     let fixture = Fixture::new("sessions = true\nwatch = true");
     let server = Server::start(&fixture.config(), &[]);
-    let initialized = mcp(&server.address, Some(ALPHA), &initialize()).unwrap();
-    assert_eq!(initialized.status, 200);
-    let session = initialized.header("mcp-session-id").unwrap().to_owned();
-    let notify = |message: &Value| {
-        let authorization = format!("Bearer {ALPHA}");
-        let headers = [
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2025-06-18"),
-            ("Authorization", authorization.as_str()),
-            ("Mcp-Session-Id", session.as_str()),
-        ];
-        request(
-            &server.address,
-            "POST",
-            "/mcp",
-            &headers,
-            message.to_string().as_bytes(),
-        )
-        .unwrap()
-    };
-    let accepted = notify(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    assert_eq!(accepted.status, 202);
+    let session = open_session(&server.address);
+    let notify = |message: &Value| in_session(&server.address, &session, message);
     let events = event_stream(&server.address, &session);
     // Let the stream open before the change.
     std::thread::sleep(Duration::from_millis(300));
@@ -827,6 +884,26 @@ fn with_sessions_and_watching_a_change_on_disk_is_announced_and_served() {
         body.contains(r#""result":{"skill":{"uri":"skill://zeta/SKILL.md""#),
         "{body}"
     );
+}
+
+#[test]
+fn open_event_streams_end_at_shutdown_without_holding_it() {
+    let fixture = Fixture::new("sessions = true\nshutdown_grace_seconds = 25");
+    let mut server = Server::start(&fixture.config(), &[]);
+    let session = open_session(&server.address);
+    let events = event_stream(&server.address, &session);
+    std::thread::sleep(Duration::from_millis(300));
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}\n{}", server.stderr());
+    let stderr = server.stderr();
+    assert!(!stderr.contains("still running"), "{stderr}");
+    // The stream was ended, not left for the operating system to cut.
+    loop {
+        match events.recv_timeout(Duration::from_secs(5)) {
+            Ok(_) => {}
+            Err(error) => break assert_eq!(error, mpsc::RecvTimeoutError::Disconnected),
+        }
+    }
 }
 
 fn skillbook(arguments: &[&str]) -> std::process::Output {

@@ -2,10 +2,15 @@
 //! the one user whose disk it is), or by `skill://` URI only (a server that many users reach,
 //! which must not tell them how its disk is laid out).
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
 use serde_json::Value;
+use skillbook::boundary::BoundaryError;
 use skillbook::error::{ErrorCode, error_json};
+use skillbook::read::ReadError;
 use skillbook::runtime::{ResolvedScope, ScopedSkill};
-use skillbook::uri;
+use skillbook::uri::{self, SkillUri};
 
 /// How the catalog, the `read_file` tool and `search_skills` name a skill's files.
 ///
@@ -24,18 +29,26 @@ pub enum Addresses {
     SkillUris,
 }
 
-/// Rewrites what a server says to a client so that it names no path of the server: each skill
-/// directory becomes its `skill://<name>` URI, and any read root or the workspace becomes a
-/// neutral word.
+/// Keeps the server's paths out of what it tells a client that must see `skill://` URIs only.
+///
+/// Only text the server wrote is rewritten, never what a client sent: an error about a file
+/// is rebuilt from the error's own path (the skill folder at its start becomes the skill's
+/// URI), and a message about one skill has that skill's folder and the read roots replaced. A
+/// client that sends a path of the server gets it back as sent, so it cannot learn from the
+/// answer whether that path is a skill folder.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Redactor {
-    /// `(server path, replacement)`, longest path first, so a skill directory is replaced
-    /// before the root that holds it.
-    replacements: Vec<(String, String)>,
+    /// Each disk skill's folder, by name; empty on a server that names paths.
+    directories: HashMap<String, PathBuf>,
+    /// The read roots and the workspace, longest first.
+    roots: Vec<String>,
 }
 
 /// What a read root or the workspace is called once redacted.
 const ROOT_WORD: &str = "(skill root)";
+
+/// What a path is called when the skill it belongs to is not known.
+const FILE_WORD: &str = "(a skill file)";
 
 impl Redactor {
     /// Nothing to rewrite: a server that names paths.
@@ -44,53 +57,90 @@ impl Redactor {
     }
 
     /// The rewrites for the skills and roots of `resolved`, served from `workspace`.
-    pub(crate) fn of(resolved: &ResolvedScope, workspace: &std::path::Path) -> Self {
-        let mut replacements: Vec<(String, String)> = resolved
+    pub(crate) fn of(resolved: &ResolvedScope, workspace: &Path) -> Self {
+        let directories = resolved
             .skills
             .iter()
             .filter_map(|skill| match skill {
-                ScopedSkill::Disk(disk) => Some((
-                    disk.directory.display().to_string(),
-                    uri::directory(skill.name()),
-                )),
+                ScopedSkill::Disk(disk) => Some((skill.name().to_string(), disk.directory.clone())),
                 _ => None,
             })
             .collect();
-        let roots = resolved.found.read_roots.iter().map(|root| root.as_path());
         let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_owned());
-        for root in roots.chain([
-            workspace.as_path(),
-            std::path::Path::new(workspace.as_os_str()),
-        ]) {
-            let shown = root.display().to_string();
+        let mut roots: Vec<String> = resolved
+            .found
+            .read_roots
+            .iter()
+            .map(|root| root.as_path())
+            .chain([workspace.as_path()])
+            .map(|root| root.display().to_string())
             // `/` alone would turn every slash into the word.
-            if shown.len() > 1 {
-                replacements.push((shown, ROOT_WORD.to_owned()));
-            }
-        }
-        replacements.sort_by(|left, right| (right.0.len(), &left.0).cmp(&(left.0.len(), &right.0)));
-        replacements.dedup_by(|left, right| left.0 == right.0);
-        Redactor { replacements }
+            .filter(|shown| shown.len() > 1)
+            .collect();
+        roots.sort_by(|left, right| right.len().cmp(&left.len()).then(left.cmp(right)));
+        roots.dedup();
+        Redactor { directories, roots }
     }
 
-    /// `text` with every server path replaced.
-    pub(crate) fn text(&self, text: &str) -> String {
+    /// How a client is told `path`, a file of the skill `name` (when known): the skill folder
+    /// at its start becomes `skill://<name>`; a `skill://` URI stays; anything else is named
+    /// by the skill's URI alone.
+    pub(crate) fn path(&self, name: Option<&str>, path: PathBuf) -> PathBuf {
+        if path.to_str().is_some_and(names_a_uri) {
+            return path;
+        }
+        let Some(name) = name else {
+            return PathBuf::from(FILE_WORD);
+        };
+        let folder = uri::directory(name);
+        let inside = self
+            .directories
+            .get(name)
+            .and_then(|directory| path.strip_prefix(directory).ok());
+        match inside {
+            Some(rest) if rest.as_os_str().is_empty() => PathBuf::from(folder),
+            Some(rest) => PathBuf::from(format!("{folder}/{}", rest.display())),
+            None => PathBuf::from(folder),
+        }
+    }
+
+    /// `text`, which the server wrote about the skill `name` (no client input in it), with
+    /// that skill's folder and the read roots replaced.
+    pub(crate) fn skill_text(&self, name: &str, text: &str) -> String {
         let mut redacted = text.to_owned();
-        for (path, replacement) in &self.replacements {
-            if redacted.contains(path.as_str()) {
-                redacted = redacted.replace(path.as_str(), replacement);
+        if let Some(directory) = self.directories.get(name) {
+            let shown = directory.display().to_string();
+            redacted = redacted.replace(&shown, &uri::directory(name));
+        }
+        for root in &self.roots {
+            if redacted.contains(root.as_str()) {
+                redacted = redacted.replace(root.as_str(), ROOT_WORD);
             }
         }
         redacted
     }
 
-    /// A read tool answer (a result or `{"error", "message"}`) that names no server path: the
-    /// error's message is redacted, and the `dir` of a skill file's `<skill_instructions>`
-    /// marker becomes the skill's `skill://` directory.
-    pub(crate) fn read_answer(&self, mut answer: Value) -> Value {
-        if let Some(Value::String(message)) = answer.get_mut("message") {
-            *message = self.text(message);
-        }
+    /// A boundary error about a file of the skill `name`, naming it by URI.
+    pub(crate) fn boundary_error(&self, name: &str, error: BoundaryError) -> BoundaryError {
+        error.map_path(|path| self.path(Some(name), path))
+    }
+
+    /// A read tool error answer that names no server path; `arguments` are the call's, which
+    /// name the skill.
+    pub(crate) fn read_error(&self, arguments: &Value, error: ReadError) -> Value {
+        let name = arguments
+            .get("path")
+            .and_then(Value::as_str)
+            .and_then(|path| SkillUri::parse(path).ok())
+            .map(|target| target.name);
+        error
+            .map_path(|path| self.path(name.as_deref(), path))
+            .to_json()
+    }
+
+    /// A read tool result that names no server path: the `dir` of a skill file's
+    /// `<skill_instructions>` marker becomes the skill's `skill://` directory.
+    pub(crate) fn read_result(&self, mut answer: Value) -> Value {
         let skill = answer
             .get("skill")
             .and_then(Value::as_str)
@@ -159,18 +209,61 @@ mod tests {
 
     fn redactor() -> Redactor {
         Redactor {
-            replacements: vec![
-                ("/srv/skills/team/pdf".to_owned(), "skill://pdf".to_owned()),
-                ("/srv/skills/team".to_owned(), ROOT_WORD.to_owned()),
-            ],
+            directories: HashMap::from([("pdf".to_owned(), PathBuf::from("/srv/skills/team/pdf"))]),
+            roots: vec!["/srv/skills/team".to_owned()],
         }
     }
 
     #[test]
-    fn paths_become_uris_and_roots_a_word() {
+    fn a_path_in_a_skill_folder_becomes_its_uri() {
+        let redactor = redactor();
+        let path = |name, path: &str| redactor.path(name, PathBuf::from(path));
         assert_eq!(
-            redactor().text("`/srv/skills/team/pdf/refs` is a directory; `/srv/skills/team/x`"),
-            "`skill://pdf/refs` is a directory; `(skill root)/x`"
+            path(Some("pdf"), "/srv/skills/team/pdf/refs"),
+            Path::new("skill://pdf/refs")
+        );
+        assert_eq!(
+            path(Some("pdf"), "/srv/skills/team/pdf"),
+            Path::new("skill://pdf")
+        );
+        assert_eq!(
+            path(Some("pdf"), "skill://pdf/x"),
+            Path::new("skill://pdf/x")
+        );
+        // Not inside the skill's folder: nothing of it is shown.
+        assert_eq!(
+            path(Some("pdf"), "/srv/skills/team/pdfx/a"),
+            Path::new("skill://pdf")
+        );
+        assert_eq!(path(None, "/srv/skills/team/pdf"), Path::new(FILE_WORD));
+    }
+
+    #[test]
+    fn client_text_is_never_rewritten() {
+        // The error of a call whose path holds a server path after the skill's URI: only the
+        // folder the reader resolved is replaced, not the same text inside what was sent.
+        let error = ReadError::Boundary(BoundaryError::NotFound {
+            path: PathBuf::from("/srv/skills/team/pdf/x/srv/skills/team/pdf"),
+        });
+        let arguments = json!({"path": "skill://pdf/x/srv/skills/team/pdf"});
+        let answer = redactor().read_error(&arguments, error);
+        assert!(
+            answer["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("`skill://pdf/x/srv/skills/team/pdf` does not exist"),
+            "{answer}"
+        );
+    }
+
+    #[test]
+    fn a_message_about_a_skill_names_its_folder_by_uri() {
+        assert_eq!(
+            redactor().skill_text(
+                "pdf",
+                "`/srv/skills/team/pdf/refs` failed; root `/srv/skills/team/x`"
+            ),
+            "`skill://pdf/refs` failed; root `(skill root)/x`"
         );
     }
 
@@ -182,7 +275,7 @@ mod tests {
             "skill": "pdf",
         });
         assert_eq!(
-            redactor().read_answer(answer)["content"],
+            redactor().read_result(answer)["content"],
             "<skill_instructions name=\"pdf\" dir=\"skill://pdf\">\nBody dir=\"x\"\n</skill_instructions>"
         );
     }

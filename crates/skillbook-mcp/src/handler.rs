@@ -20,7 +20,7 @@ use skillbook::uri::{self, SKILL_FILE, SkillUri};
 use crate::cursor;
 use crate::index::SkillIndex;
 use crate::read;
-use crate::server::{SkillServer, State, not_served};
+use crate::server::{SkillServer, State};
 
 /// The `_meta` key under which `skills/list` reports the skills of a page it does not serve.
 pub const OMITTED_META_KEY: &str = "skillbook/omitted";
@@ -44,7 +44,7 @@ impl ServerHandler for SkillServer {
     /// The capabilities and server info without the instructions: rmcp asks for this on every
     /// `skills/*` request, and the catalog can be megabytes.
     fn get_info(&self) -> ServerConfig {
-        self.state().info.clone()
+        self.config(false)
     }
 
     /// `initialize` answers with the instructions (the catalog) as well.
@@ -52,7 +52,7 @@ impl ServerHandler for SkillServer {
         &self,
         request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
-        WithInstructions(self.state().config.clone()).negotiate_initialize(request)
+        WithInstructions(self.config(true)).negotiate_initialize(request)
     }
 
     /// A client in a session of its own is told when the skills change
@@ -65,9 +65,7 @@ impl ServerHandler for SkillServer {
         &self,
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
-        WithInstructions(self.state().config.clone())
-            .discover(context)
-            .await
+        WithInstructions(self.config(true)).discover(context).await
     }
 
     async fn list_skills(
@@ -208,11 +206,7 @@ impl SkillServer {
         })?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            // Whatever a method answers, it names no path the client may not see.
-            work(&state).map_err(|mut error| {
-                error.message = state.redactor.text(&error.message).into();
-                error
-            })
+            work(&state)
         })
         .await
         .map_err(|error| {
@@ -259,11 +253,10 @@ fn list_skills(state: &State, cursor: Option<&str>) -> Result<ListSkillsResult, 
                     skills.push(skill_entry(&listed.skill, index));
                     continue;
                 }
-                Err(error) => not_served(&listed.skill, error),
+                Err(error) => state.not_served(&listed.skill, error),
             },
             (None, None) => continue,
         };
-        let reason = state.redactor.text(&reason);
         omitted.push(json!({ "name": listed.skill.name(), "reason": reason }));
     }
     let mut result = ListSkillsResult::with_all_items(skills);

@@ -316,7 +316,10 @@ impl EndpointBuilder {
             .tenants
             .iter()
             .map(|tenant| {
-                let server = tenant.server.clone();
+                let server = match self.sessions {
+                    Sessions::Kept => tenant.server.clone(),
+                    Sessions::Stateless => tenant.server.without_notifications(),
+                };
                 TenantService {
                     name: tenant.name.clone(),
                     tokens: tenant.tokens.clone(),
@@ -336,6 +339,7 @@ impl EndpointBuilder {
                 request_timeout: self.request_timeout,
                 answers: Arc::new(tokio::sync::Semaphore::new(self.max_answers)),
                 cancellation,
+                draining: CancellationToken::new(),
             }),
         })
     }
@@ -397,6 +401,8 @@ struct EndpointInner {
     /// Permits for answers in flight (POST), each held until its body is written or dropped.
     answers: Arc<tokio::sync::Semaphore>,
     cancellation: CancellationToken,
+    /// Cancelled when the server starts shutting down: event streams end then.
+    draining: CancellationToken,
 }
 
 struct TenantService {
@@ -424,6 +430,14 @@ impl Endpoint {
     /// The tenants' names, in the order they were added.
     pub fn tenants(&self) -> impl Iterator<Item = &str> {
         self.inner.tenants.iter().map(|tenant| tenant.name.as_str())
+    }
+
+    /// Ends the event streams clients hold open (`GET`, with [`Sessions::Kept`]), now and
+    /// as soon as they open from now on, so they do not hold a shutdown for its whole grace
+    /// period; requests in flight go on. [`serve_http`] calls it when the shutdown signal
+    /// comes.
+    pub fn drain(&self) {
+        self.inner.draining.cancel();
     }
 
     /// Ends every open MCP stream and session; requests that arrive afterwards fail. Call it
@@ -457,6 +471,7 @@ impl Endpoint {
         // time. GET opens a long-lived event stream (sessions), which holds no file.
         let bounded = method == Method::POST;
         let answers = Arc::clone(&self.inner.answers);
+        let draining = self.inner.draining.clone();
         let deadline = self.inner.request_timeout.map(|limit| started + limit);
         let answer = async move {
             let permit = if bounded {
@@ -473,7 +488,12 @@ impl Endpoint {
                         deadline: deadline.map(|at| Box::pin(tokio::time::sleep_until(at.into()))),
                     })
                 }),
-                None => response,
+                None => response.map(|body| {
+                    BoxBody::new(EventStream {
+                        inner: body,
+                        draining: Box::pin(draining.cancelled_owned()),
+                    })
+                }),
             }
         };
         let response = match self.inner.request_timeout {
@@ -571,9 +591,11 @@ impl Router {
         &self.endpoint
     }
 
-    /// From now on `/readyz` answers 503, so load balancers stop sending new requests.
+    /// From now on `/readyz` answers 503, so load balancers stop sending new requests, and
+    /// event streams end ([`Endpoint::drain`]).
     pub fn drain(&self) {
         self.draining.store(true, Ordering::Relaxed);
+        self.endpoint.drain();
     }
 
     /// Answers one request.
@@ -681,6 +703,36 @@ impl Body for BoundedAnswer {
             && deadline.as_mut().poll(context).is_ready()
         {
             tracing::warn!("an answer was not written in time and is cut off");
+            return Poll::Ready(None);
+        }
+        Pin::new(&mut self.inner).poll_frame(context)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// A `GET` answer: an event stream that stays open for notifications, ended when the server
+/// starts shutting down (the client reconnects, to another replica if need be).
+struct EventStream {
+    inner: BoxBody<Bytes, Infallible>,
+    draining: Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>,
+}
+
+impl Body for EventStream {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
+        if self.draining.as_mut().poll(context).is_ready() {
             return Poll::Ready(None);
         }
         Pin::new(&mut self.inner).poll_frame(context)

@@ -174,6 +174,7 @@ impl ServerBuilder {
                 budget: Arc::new(Budget::new(self.read_budget)),
                 sessions: Mutex::new(Vec::new()),
             }),
+            notifies: true,
         })
     }
 }
@@ -185,6 +186,9 @@ impl ServerBuilder {
 #[derive(Debug, Clone)]
 pub struct SkillServer {
     shared: Arc<Shared>,
+    /// Whether the capabilities announce `list_changed` notifications: not to clients
+    /// without a session, which no notification can reach.
+    notifies: bool,
 }
 
 /// The state in use, replaced whole by [`SkillServer::reload`].
@@ -308,6 +312,36 @@ impl SkillServer {
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The same server (sharing its skills and limits) for clients without a session: its
+    /// capabilities announce no `list_changed` notification, since none could reach them.
+    #[must_use]
+    pub(crate) fn without_notifications(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            notifies: false,
+        }
+    }
+
+    /// What the server says of itself: with the instructions (`initialize`) or without them
+    /// (every other request that asks, since the catalog can be megabytes).
+    pub(crate) fn config(&self, instructions: bool) -> ServerConfig {
+        let state = self.state();
+        let mut config = match instructions {
+            true => state.config.clone(),
+            false => state.info.clone(),
+        };
+        if !self.notifies {
+            let capabilities = &mut config.capabilities;
+            if let Some(resources) = capabilities.resources.as_mut() {
+                resources.list_changed = None;
+            }
+            if let Some(tools) = capabilities.tools.as_mut() {
+                tools.list_changed = None;
+            }
+        }
+        config
     }
 
     /// The state requests are served from.
@@ -473,6 +507,13 @@ impl State {
 
     /// The position and index of the served skill `name`: `None` when there is no such skill, an
     /// error when it has no index.
+    /// Why a skill with a valid name is not served, naming no path a client may not see.
+    pub(crate) fn not_served(&self, skill: &ScopedSkill, error: &IndexError) -> String {
+        let name = skill.name().as_str();
+        let reason = format!("skill `{name}` is not served: {error}");
+        self.redactor.skill_text(name, &reason)
+    }
+
     pub(crate) fn served_index(
         &self,
         name: &str,
@@ -483,7 +524,7 @@ impl State {
         Some(match &indexed.outcome {
             Ok(index) => Ok((position, Arc::clone(index))),
             Err(error) => Err(ErrorData::invalid_params(
-                not_served(&listed.skill, error),
+                self.not_served(&listed.skill, error),
                 None,
             )),
         })
@@ -587,18 +628,19 @@ impl ReadTool {
 
     /// Runs one call: the result's JSON, or the error's.
     pub(crate) fn call(&self, arguments: Value) -> Result<Value, Value> {
-        let answer = match self.addresses {
-            Addresses::Paths => self.reader.call(&arguments),
-            Addresses::SkillUris => self.reader.call(&addresses::uri_arguments(arguments)?),
-        };
-        let answer = answer
-            .map(|result| result.to_json())
-            .map_err(|error| error.to_json());
         match self.addresses {
-            Addresses::Paths => answer,
-            Addresses::SkillUris => answer
-                .map(|result| self.redactor.read_answer(result))
-                .map_err(|error| self.redactor.read_answer(error)),
+            Addresses::Paths => self
+                .reader
+                .call(&arguments)
+                .map(|result| result.to_json())
+                .map_err(|error| error.to_json()),
+            Addresses::SkillUris => {
+                let arguments = addresses::uri_arguments(arguments)?;
+                self.reader
+                    .call(&arguments)
+                    .map(|result| self.redactor.read_result(result.to_json()))
+                    .map_err(|error| self.redactor.read_error(&arguments, error))
+            }
         }
     }
 }
@@ -652,9 +694,4 @@ fn server_config(instructions: Option<String>) -> ServerConfig {
         .with_server_info(Implementation::new("skillbook", env!("CARGO_PKG_VERSION")));
     config.instructions = instructions;
     config
-}
-
-/// Why a skill with a valid name is not served.
-pub(crate) fn not_served(skill: &ScopedSkill, error: &IndexError) -> String {
-    format!("skill `{}` is not served: {error}", skill.name())
 }

@@ -178,3 +178,53 @@ async fn search_results_are_located_by_uri() {
     assert_eq!(found["results"][0]["location"], "skill://pdf/SKILL.md");
     assert_no_server_path(&tree, &found);
 }
+
+/// A client that guesses a path of the server learns nothing from the answer: what it sent is
+/// echoed as sent, the same for the real skill folder as for a made-up one.
+#[tokio::test]
+async fn guessed_server_paths_are_not_confirmed() {
+    let tree = Tree::standard();
+    let client = uri_server(&tree, None).await;
+    let real = tree.root().join("pdf").display().to_string();
+    let made_up = tree.root().join("pdq").display().to_string();
+    let answer_to = |guess: &str| {
+        let guess = guess.to_owned();
+        let client = &client;
+        async move {
+            let tool = read(client, json!({ "path": format!("skill://pdf/x{guess}") })).await;
+            let resource = client
+                .read_resource(ReadResourceRequestParams::new(guess.clone()))
+                .await
+                .unwrap_err();
+            let directory = client
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(format!(
+                    "skill://pdf{guess}"
+                )))
+                .await
+                .unwrap_err();
+            let cursor = client
+                .list_skills(Some(
+                    PaginatedRequestParams::default().with_cursor(Some(guess.clone())),
+                ))
+                .await
+                .unwrap_err();
+            [
+                tool.to_string(),
+                resource.to_string(),
+                directory.to_string(),
+                cursor.to_string(),
+            ]
+            .map(|answer| answer.replace(&guess, "GUESS"))
+        }
+    };
+    let real_answers = answer_to(&real).await;
+    let made_up_answers = answer_to(&made_up).await;
+    assert_eq!(real_answers, made_up_answers);
+    for answer in &real_answers {
+        assert!(
+            answer.contains("GUESS"),
+            "the guess is echoed as sent: {answer}"
+        );
+        assert!(!answer.contains("skill://pdf/tmp"), "{answer}");
+    }
+}

@@ -130,6 +130,7 @@ async fn listen(
     let mut options = ServeOptions::default();
     options
         .shutdown_grace(config.shutdown_grace)
+        .drain_delay(config.drain)
         .write_stall(config.write_stall)
         .max_connections(config.max_connections);
     serve_http(listener, Router::new(endpoint), &options, shutdown).await?;

@@ -23,6 +23,7 @@ use super::Router;
 #[non_exhaustive]
 pub struct ServeOptions {
     header_timeout: Duration,
+    drain_delay: Duration,
     shutdown_grace: Duration,
     write_stall: Duration,
     max_connections: usize,
@@ -32,6 +33,7 @@ impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             header_timeout: Duration::from_secs(10),
+            drain_delay: Duration::ZERO,
             shutdown_grace: Duration::from_secs(10),
             write_stall: Duration::from_secs(30),
             max_connections: 1024,
@@ -61,6 +63,14 @@ impl ServeOptions {
         self
     }
 
+    /// How long connections are still accepted after the shutdown signal, while `/readyz`
+    /// already answers 503: time for a load balancer that polls readiness to stop sending
+    /// requests before the port closes. Default zero.
+    pub fn drain_delay(&mut self, delay: Duration) -> &mut Self {
+        self.drain_delay = delay;
+        self
+    }
+
     /// How long requests in flight may take to finish after the shutdown signal; then open
     /// connections are closed. Default 10 seconds.
     pub fn shutdown_grace(&mut self, grace: Duration) -> &mut Self {
@@ -69,8 +79,9 @@ impl ServeOptions {
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then stops gracefully: no new
-/// connection is accepted and `/readyz` answers 503, requests in flight finish (for at most
+/// Serves `router` on `listener` until `shutdown` completes, then stops gracefully: `/readyz`
+/// answers 503 and event streams end, new connections are still accepted for
+/// [`ServeOptions::drain_delay`] and then no more, requests in flight finish (for at most
 /// [`ServeOptions::shutdown_grace`]), idle connections are closed, and finally every MCP stream
 /// still open is ended.
 ///
@@ -91,6 +102,15 @@ pub async fn serve_http(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(options.header_timeout);
+    // The shutdown signal, then the drain delay with `/readyz` at 503.
+    let drained = router.clone();
+    let drain_delay = options.drain_delay;
+    let shutdown = async move {
+        shutdown.await;
+        drained.drain();
+        tracing::info!("shutting down: /readyz answers 503");
+        tokio::time::sleep(drain_delay).await;
+    };
     tokio::pin!(shutdown);
     let connections = Arc::new(Semaphore::new(options.max_connections));
     loop {
@@ -124,7 +144,6 @@ pub async fn serve_http(
         });
     }
     drop(listener);
-    router.drain();
     tracing::info!("shutting down: finishing the requests in flight");
     tokio::select! {
         () = graceful.shutdown() => {}

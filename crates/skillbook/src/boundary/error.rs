@@ -128,4 +128,29 @@ impl BoundaryError {
     pub fn to_json(&self) -> serde_json::Value {
         crate::error::error_json(self.code(), &self.to_string())
     }
+
+    /// The same error naming its path as `rename` names it: a server that must not show its
+    /// paths to a client names each by the `skill://` URI it stands for. Nothing else changes.
+    #[must_use]
+    pub fn map_path(self, rename: impl FnOnce(PathBuf) -> PathBuf) -> Self {
+        match self {
+            Self::RelativePath { path } => Self::RelativePath { path: rename(path) },
+            Self::NotFound { path } => Self::NotFound { path: rename(path) },
+            Self::IsDirectory { path } => Self::IsDirectory { path: rename(path) },
+            Self::NotRegularFile { path, kind } => Self::NotRegularFile {
+                path: rename(path),
+                kind,
+            },
+            Self::SkillChanged { path } => Self::SkillChanged { path: rename(path) },
+            Self::Io { path, source } => Self::Io {
+                path: rename(path),
+                source,
+            },
+            Self::Root { path, source } => Self::Root {
+                path: rename(path),
+                source,
+            },
+            Self::OutsideBoundary | Self::NulByte => self,
+        }
+    }
 }

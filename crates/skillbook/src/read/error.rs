@@ -89,4 +89,27 @@ impl ReadError {
     pub fn to_json(&self) -> serde_json::Value {
         error_json(self.code(), &self.to_string())
     }
+
+    /// The same error naming its path as `rename` names it (see
+    /// [`BoundaryError::map_path`]). Nothing else changes.
+    #[must_use]
+    pub fn map_path(self, rename: impl FnOnce(PathBuf) -> PathBuf) -> Self {
+        match self {
+            Self::Boundary(error) => Self::Boundary(error.map_path(rename)),
+            Self::NotText { path, reason } => Self::NotText {
+                path: rename(path),
+                reason,
+            },
+            Self::TooLarge { path, size, limit } => Self::TooLarge {
+                path: rename(path),
+                size,
+                limit,
+            },
+            Self::Io { path, source } => Self::Io {
+                path: rename(path),
+                source,
+            },
+            Self::MissingPath | Self::InvalidArgument { .. } => self,
+        }
+    }
 }

@@ -52,6 +52,7 @@ struct ServerSection {
     max_body_bytes: Option<usize>,
     request_timeout_seconds: Option<u64>,
     shutdown_grace_seconds: Option<u64>,
+    drain_seconds: Option<u64>,
     max_answers: Option<usize>,
     write_stall_seconds: Option<u64>,
     max_connections: Option<usize>,
@@ -78,6 +79,8 @@ pub(crate) struct Config {
     pub(crate) listen: SocketAddr,
     pub(crate) endpoint: EndpointBuilder,
     pub(crate) shutdown_grace: Duration,
+    /// How long connections are still accepted after the shutdown signal, `/readyz` at 503.
+    pub(crate) drain: Duration,
     /// How long a write to a client may make no progress before its connection is closed.
     pub(crate) write_stall: Duration,
     /// How many connections are served at once.
@@ -184,6 +187,7 @@ impl Config {
             listen,
             endpoint,
             shutdown_grace: Duration::from_secs(server.shutdown_grace_seconds.unwrap_or(10)),
+            drain: Duration::from_secs(server.drain_seconds.unwrap_or(0)),
             write_stall: Duration::from_secs(server.write_stall_seconds.unwrap_or(30).max(1)),
             max_connections: server.max_connections.unwrap_or(1024),
             watch: server.watch.unwrap_or(false),
