@@ -38,7 +38,7 @@ pub enum Addresses {
 /// answer whether that path is a skill folder.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Redactor {
-    /// Each disk skill's folder, by name; empty on a server that names paths.
+    /// Each disk skill's folder, by its name's key; empty on a server that names paths.
     directories: HashMap<String, PathBuf>,
     /// The read roots and the workspace, longest first.
     roots: Vec<String>,
@@ -62,7 +62,7 @@ impl Redactor {
             .skills
             .iter()
             .filter_map(|skill| match skill {
-                ScopedSkill::Disk(disk) => Some((skill.name().to_string(), disk.directory.clone())),
+                ScopedSkill::Disk(disk) => Some((skill.name().key(), disk.directory.clone())),
                 _ => None,
             })
             .collect();
@@ -95,7 +95,7 @@ impl Redactor {
         let folder = uri::directory(name);
         let inside = self
             .directories
-            .get(name)
+            .get(&key(name))
             .and_then(|directory| path.strip_prefix(directory).ok());
         match inside {
             Some(rest) if rest.as_os_str().is_empty() => PathBuf::from(folder),
@@ -108,7 +108,7 @@ impl Redactor {
     /// that skill's folder and the read roots replaced.
     pub(crate) fn skill_text(&self, name: &str, text: &str) -> String {
         let mut redacted = text.to_owned();
-        if let Some(directory) = self.directories.get(name) {
+        if let Some(directory) = self.directories.get(&key(name)) {
             let shown = directory.display().to_string();
             redacted = redacted.replace(&shown, &uri::directory(name));
         }
@@ -152,19 +152,29 @@ impl Redactor {
     }
 }
 
-/// `content` whose first line — `<skill_instructions name="…" dir="…">` — names `directory`.
-/// Escaped attribute values never hold `"`, so the last ` dir="` of that line starts the value.
+/// The key the reader finds a skill by, whatever the case a client wrote its name in
+/// ([`skillbook::SkillName::key`]).
+fn key(name: &str) -> String {
+    name.trim().to_lowercase()
+}
+
+/// `content`, which opens with `<skill_instructions name="…" dir="…">`, with that tag naming
+/// `directory`. Escaped attribute values never hold `"` or `>` (a line end, in a folder's name,
+/// they may), so the first `>` ends the tag and its last ` dir="` starts the value.
 fn marker_directory(content: &str, directory: &str) -> String {
-    let (first, rest) = content.split_once('\n').unwrap_or((content, ""));
-    let Some(start) = first
+    let Some(end) = content
         .starts_with("<skill_instructions ")
-        .then(|| first.rfind(" dir=\""))
+        .then(|| content.find('>'))
         .flatten()
     else {
         return content.to_owned();
     };
+    let tag = &content[..end];
+    let Some(start) = tag.rfind(" dir=\"") else {
+        return content.to_owned();
+    };
     let directory = skillbook::catalog::escape_xml(directory);
-    format!("{} dir=\"{directory}\">\n{rest}", &first[..start])
+    format!("{} dir=\"{directory}\"{}", &tag[..start], &content[end..])
 }
 
 /// The read tool's answer to a path that is not a `skill://` URI, on a server that speaks
@@ -236,6 +246,11 @@ mod tests {
             Path::new("skill://pdf")
         );
         assert_eq!(path(None, "/srv/skills/team/pdf"), Path::new(FILE_WORD));
+        // The reader finds a skill whatever the case of its name; so does the rewrite.
+        assert_eq!(
+            path(Some("PDF"), "/srv/skills/team/pdf/refs"),
+            Path::new("skill://PDF/refs")
+        );
     }
 
     #[test]
@@ -277,6 +292,15 @@ mod tests {
         assert_eq!(
             redactor().read_result(answer)["content"],
             "<skill_instructions name=\"pdf\" dir=\"skill://pdf\">\nBody dir=\"x\"\n</skill_instructions>"
+        );
+        // A line end in the folder's name does not cut the tag short.
+        let answer = json!({
+            "content": "<skill_instructions name=\"pdf\" dir=\"/srv/a\nb\">\nBody\n</skill_instructions>",
+            "skill": "pdf",
+        });
+        assert_eq!(
+            redactor().read_result(answer)["content"],
+            "<skill_instructions name=\"pdf\" dir=\"skill://pdf\">\nBody\n</skill_instructions>"
         );
     }
 

@@ -58,7 +58,9 @@ impl ServerHandler for SkillServer {
     /// A client in a session of its own is told when the skills change
     /// ([`SkillServer::notify_sessions`]).
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.remember(context.peer);
+        if self.notifies() {
+            self.remember(context.peer);
+        }
     }
 
     async fn discover(

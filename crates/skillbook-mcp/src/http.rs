@@ -434,8 +434,8 @@ impl Endpoint {
 
     /// Ends the event streams clients hold open (`GET`, with [`Sessions::Kept`]), now and
     /// as soon as they open from now on, so they do not hold a shutdown for its whole grace
-    /// period; requests in flight go on. [`serve_http`] calls it when the shutdown signal
-    /// comes.
+    /// period; requests in flight go on. [`serve_http`] calls it when it stops accepting
+    /// connections.
     pub fn drain(&self) {
         self.inner.draining.cancel();
     }
@@ -488,12 +488,13 @@ impl Endpoint {
                         deadline: deadline.map(|at| Box::pin(tokio::time::sleep_until(at.into()))),
                     })
                 }),
-                None => response.map(|body| {
+                None if is_event_stream(&response) => response.map(|body| {
                     BoxBody::new(EventStream {
                         inner: body,
                         draining: Box::pin(draining.cancelled_owned()),
                     })
                 }),
+                None => response,
             }
         };
         let response = match self.inner.request_timeout {
@@ -591,11 +592,9 @@ impl Router {
         &self.endpoint
     }
 
-    /// From now on `/readyz` answers 503, so load balancers stop sending new requests, and
-    /// event streams end ([`Endpoint::drain`]).
+    /// From now on `/readyz` answers 503, so load balancers stop sending new requests.
     pub fn drain(&self) {
         self.draining.store(true, Ordering::Relaxed);
-        self.endpoint.drain();
     }
 
     /// Answers one request.
@@ -717,8 +716,17 @@ impl Body for BoundedAnswer {
     }
 }
 
+/// Whether `response` is a stream of server-sent events.
+fn is_event_stream(response: &HttpResponse) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"))
+}
+
 /// A `GET` answer: an event stream that stays open for notifications, ended when the server
-/// starts shutting down (the client reconnects, to another replica if need be).
+/// stops accepting connections (the client reconnects, to another replica if need be).
 struct EventStream {
     inner: BoxBody<Bytes, Infallible>,
     draining: Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>,

@@ -324,6 +324,11 @@ impl SkillServer {
         }
     }
 
+    /// Whether clients of this server can be sent notifications (they have a session).
+    pub(crate) fn notifies(&self) -> bool {
+        self.notifies
+    }
+
     /// What the server says of itself: with the instructions (`initialize`) or without them
     /// (every other request that asks, since the catalog can be megabytes).
     pub(crate) fn config(&self, instructions: bool) -> ServerConfig {

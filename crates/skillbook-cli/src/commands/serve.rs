@@ -197,6 +197,15 @@ fn shutdown() -> impl std::future::Future<Output = ()> {
                         _ = terminate.recv() => {}
                         _ = interrupt.recv() => {}
                     }
+                    // A second signal does not wait for the drain and the requests in flight.
+                    tokio::spawn(async move {
+                        tokio::select! {
+                            _ = terminate.recv() => {}
+                            _ = interrupt.recv() => {}
+                        }
+                        tracing::warn!("a second signal: exiting now");
+                        std::process::exit(1);
+                    });
                 }
                 Err(error) => {
                     tracing::warn!("cannot watch for SIGTERM: {error}");

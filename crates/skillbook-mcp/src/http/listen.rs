@@ -80,8 +80,8 @@ impl ServeOptions {
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then stops gracefully: `/readyz`
-/// answers 503 and event streams end, new connections are still accepted for
-/// [`ServeOptions::drain_delay`] and then no more, requests in flight finish (for at most
+/// answers 503, new connections are still accepted for [`ServeOptions::drain_delay`] and then
+/// no more, open event streams end, requests in flight finish (for at most
 /// [`ServeOptions::shutdown_grace`]), idle connections are closed, and finally every MCP stream
 /// still open is ended.
 ///
@@ -144,6 +144,7 @@ pub async fn serve_http(
         });
     }
     drop(listener);
+    router.endpoint().drain();
     tracing::info!("shutting down: finishing the requests in flight");
     tokio::select! {
         () = graceful.shutdown() => {}
