@@ -127,6 +127,80 @@ fn list_json_has_the_documented_shape() {
     );
 }
 
+/// Many skills are rendered a chunk at a time on several threads: the document is still the
+/// pretty printer's, byte for byte, in order, with every skill and every front matter field.
+#[test]
+fn a_long_list_is_printed_exactly_as_the_pretty_printer_prints_it() {
+    let fixture = Fixture::new();
+    let shapes = [
+        "name: {n}\ndescription: Plain {n}.\nlicense: MIT\nmetadata:\n  owner: team\n  version: \"1.0\"\n",
+        "name: {n}\ndescription: \"Quoted: with a colon, and \\\"escapes\\\"\"\ntags: [a, b]\nempty: {}\nnone: []\n",
+        "name: {n}\ndescription: |\n  Two lines\n  of text\nallowed-tools: Read Grep\nversion: 007\nflag: yes\n",
+    ];
+    for number in 0..700 {
+        let name = format!("skill-{number:04}");
+        let front_matter = shapes[number % shapes.len()].replace("{n}", &name);
+        let text = match number % 50 {
+            // An unclosed front matter is read line by line.
+            7 => format!("---\n{front_matter}"),
+            _ => format!("---\n{front_matter}---\n# Body\n"),
+        };
+        fixture.skill(
+            &fixture.root(),
+            &format!("group-{}/{name}", number % 9),
+            &text,
+        );
+    }
+    let output = fixture
+        .command()
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let printed = stdout(&output);
+    let parsed: Value = serde_json::from_str(&printed).unwrap();
+    assert_eq!(
+        serde_json::to_string_pretty(&parsed).unwrap() + "\n",
+        printed
+    );
+    let skills = parsed["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 700);
+    // In discovery's order: by folder.
+    let locations: Vec<&str> = skills
+        .iter()
+        .map(|skill| skill["location"].as_str().unwrap())
+        .collect();
+    assert!(locations.is_sorted(), "{locations:?}");
+    for skill in skills {
+        let name = skill["name"].as_str().unwrap();
+        let number: usize = name.trim_start_matches("skill-").parse().unwrap();
+        let front_matter = &skill["front_matter"];
+        assert_eq!(front_matter["name"], name, "{skill}");
+        if number % 50 == 7 {
+            // Unclosed: read line by line, `key: value` only.
+            continue;
+        }
+        match number % shapes.len() {
+            0 => assert_eq!(
+                front_matter["metadata"],
+                json!({"owner": "team", "version": "1.0"})
+            ),
+            1 => assert_eq!(
+                (
+                    &front_matter["tags"],
+                    &front_matter["empty"],
+                    &front_matter["none"]
+                ),
+                (&json!(["a", "b"]), &json!({}), &json!([]))
+            ),
+            _ => {
+                assert_eq!(front_matter["description"], "Two lines\nof text\n");
+                assert_eq!(front_matter["version"], "007");
+            }
+        }
+    }
+}
+
 #[test]
 fn list_text_prints_skills_on_stdout_and_diagnostics_on_stderr() {
     let fixture = Fixture::new();

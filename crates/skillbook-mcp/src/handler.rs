@@ -429,9 +429,9 @@ fn call_tool(state: &State, request: CallToolRequestParams) -> Result<CallToolRe
 /// flag in `_meta`.
 fn skill_entry(skill: &ScopedSkill, index: &SkillIndex) -> rmcp::model::Skill {
     let mut frontmatter = SkillFrontmatter::new(skill.name().as_str(), skill.description());
-    for (key, value) in skill.front_matter() {
+    for (key, value) in skill.front_matter().into_owned() {
         if key != "name" && key != "description" {
-            frontmatter.extra.insert(key.clone(), value.clone());
+            frontmatter.extra.insert(key, value);
         }
     }
     let files = index

@@ -32,7 +32,7 @@ mod lines;
 mod simple;
 mod yaml;
 
-pub(crate) use yaml::value_kind;
+pub(crate) use yaml::{compact, value_kind};
 
 pub use body::first_heading_and_paragraph;
 
@@ -55,6 +55,9 @@ pub struct SkillDocument {
     pub fields: Map<String, Value>,
     /// The front matter text between the `---` lines, exactly as in the file.
     pub raw_front_matter: Option<String>,
+    /// A closing `---` ended the front matter (without one, the rest of the file was read as
+    /// front matter, line by line).
+    pub front_matter_closed: bool,
     /// 1-based line of the first front matter line (the line after the opening `---`).
     pub front_matter_line: Option<u64>,
     /// The file starts with a UTF-8 byte-order mark (it was skipped).
@@ -76,6 +79,18 @@ pub fn parse(path: &Path, text: &str) -> SkillDocument {
         }
     }
     scanner.finish()
+}
+
+/// The fields of front matter text `raw` (as [`SkillDocument::fields`] holds them), read again
+/// by the same rules; `closed` tells whether a closing `---` ended it (an unclosed front matter
+/// is read line by line). Discovered skills keep the text and read the fields when asked.
+pub(crate) fn fields_of(raw: &str, closed: bool) -> Map<String, Value> {
+    let mut document = SkillDocument::default();
+    match closed {
+        true => yaml::read_front_matter(Path::new(""), raw, 1, &mut document),
+        false => yaml::read_lines_into(raw, &mut document),
+    }
+    document.fields
 }
 
 /// What the caller wants out of the body.
@@ -209,6 +224,7 @@ impl<'p> Scanner<'p> {
         raw.shrink_to_fit();
         yaml::read_front_matter(self.path, &raw, first_line, &mut self.document);
         self.document.raw_front_matter = Some(raw);
+        self.document.front_matter_closed = true;
     }
 
     /// Ends the file: closes what is open and returns the document.

@@ -35,7 +35,11 @@ impl Source {
 }
 
 /// A skill: a directory holding a `SKILL.md`, as discovery resolved it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// It serializes as `list --format json` prints it: `name`, `description`, `location`,
+/// `directory`, `source`, `disable_model_invocation`, `front_matter` (every field, in file
+/// order) and `raw_front_matter`.
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Skill {
     /// The name: front matter `name`, else the body's first heading, else the directory name
@@ -46,23 +50,38 @@ pub struct Skill {
     pub description: String,
     /// The skill file (`SKILL.md` or `skill.md`), absolute. Under `--symlinks follow` a skill
     /// file that is a link keeps this path; only that one file is read through the link.
-    #[serde(rename = "location", serialize_with = "serialize_path")]
     pub path: PathBuf,
     /// The skill directory, absolute. Relative paths in the skill resolve against it.
-    #[serde(serialize_with = "serialize_path")]
     pub directory: PathBuf,
     /// Whether the root lies inside the workspace.
     pub source: Source,
     /// `disable-model-invocation: true`: the host may select the skill, the model never sees it
     /// in the catalog.
     pub disable_model_invocation: bool,
-    /// Every front matter field, losslessly and in file order (unknown fields included).
-    pub front_matter: Map<String, Value>,
-    /// The front matter text exactly as written between the `---` lines.
+    /// The front matter text exactly as written between the `---` lines. Its fields are read
+    /// from it when asked ([`Skill::front_matter`]): a skill keeps the text alone, which holds
+    /// a fraction of the memory of the fields read.
     pub raw_front_matter: Option<String>,
+    /// A closing `---` ended the front matter.
+    pub(crate) front_matter_closed: bool,
     /// How a reader reaches the skill folder again, and what discovery found there.
-    #[serde(skip)]
     pub(crate) place: Place,
+}
+
+impl Serialize for Skill {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut skill = serializer.serialize_struct("Skill", 8)?;
+        skill.serialize_field("name", &self.name)?;
+        skill.serialize_field("description", &self.description)?;
+        skill.serialize_field("location", &self.path.to_string_lossy())?;
+        skill.serialize_field("directory", &self.directory.to_string_lossy())?;
+        skill.serialize_field("source", &self.source)?;
+        skill.serialize_field("disable_model_invocation", &self.disable_model_invocation)?;
+        skill.serialize_field("front_matter", &self.front_matter())?;
+        skill.serialize_field("raw_front_matter", &self.raw_front_matter)?;
+        skill.end()
+    }
 }
 
 /// Where a discovered skill lies, for a reader to reach it again beneath its root's handle and
@@ -141,9 +160,20 @@ impl Skill {
             directory,
             source,
             disable_model_invocation: document.disable_model_invocation,
-            front_matter: document.fields,
             raw_front_matter: document.raw_front_matter,
+            front_matter_closed: document.front_matter_closed,
             place,
+        }
+    }
+
+    /// Every front matter field, losslessly and in file order (unknown fields included), read
+    /// from [`Skill::raw_front_matter`] by the rules discovery applied; empty without front
+    /// matter.
+    #[must_use]
+    pub fn front_matter(&self) -> Map<String, Value> {
+        match &self.raw_front_matter {
+            Some(raw) => crate::frontmatter::fields_of(raw, self.front_matter_closed),
+            None => Map::new(),
         }
     }
 

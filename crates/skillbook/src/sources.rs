@@ -120,7 +120,7 @@ impl ProvidedSkill {
             name,
             description,
             disable_model_invocation: document.disable_model_invocation,
-            front_matter: document.fields,
+            front_matter: crate::frontmatter::compact(document.fields),
             skill_md: skill_md.into(),
             files: BTreeMap::new(),
             origin,

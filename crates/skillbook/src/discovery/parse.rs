@@ -168,6 +168,12 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
         return Parsed::Read(document, Vec::new(), text);
     }
     let findings = crate::format::lenient_findings(path, &document);
+    // A skill keeps the front matter's text and reads its fields again when asked; the fields
+    // read here would hold several times its memory until the walk ends.
+    let document = SkillDocument {
+        fields: serde_json::Map::new(),
+        ..document
+    };
     Parsed::Read(document, findings, None)
 }
 

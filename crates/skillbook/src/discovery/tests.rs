@@ -692,9 +692,9 @@ fn skill_files_longer_than_the_first_read_are_read_as_far_as_needed() {
         };
         assert_eq!(by_path(&late).description, "Found past the first read.");
         let whole = whole_document(&long);
-        assert_eq!(by_path(&long).front_matter, whole.fields);
+        assert_eq!(by_path(&long).front_matter(), whole.fields);
         assert_eq!(
-            by_path(&long).front_matter["metadata"]
+            by_path(&long).front_matter()["metadata"]
                 .as_object()
                 .unwrap()
                 .len(),
@@ -753,7 +753,12 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
     // Every skill is what parsing its whole file gives.
     for skill in &serial.skills {
         let whole = whole_document(&skill.path);
-        assert_eq!(skill.front_matter, whole.fields, "{}", skill.path.display());
+        assert_eq!(
+            skill.front_matter(),
+            whole.fields,
+            "{}",
+            skill.path.display()
+        );
     }
     assert!(codes(&serial).contains(&"shadowed"));
 }
@@ -859,4 +864,44 @@ fn a_long_skill_file_replaced_before_it_is_read_again_is_reported_not_read() {
                 .contains("replaced or removed")
         );
     }
+}
+
+/// A skill keeps its front matter's text and reads the fields again when asked: they are the
+/// fields parsing its whole file gives, whatever the front matter's shape.
+#[test]
+fn front_matter_fields_read_again_are_those_of_the_whole_file() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    let texts = [
+        "---\nname: a\ndescription: Plain.\nmetadata:\n  owner: x\n---\n",
+        "---\r\nname: b\r\ndescription: CRLF lines.\r\nlicense: MIT\r\n---\r\n",
+        "\u{feff}---\nname: c\ndescription: A byte-order mark.\n---\n",
+        "---\nname: d\ndescription: >\n  Folded\n  text\ntags: [x, y]\nflag: yes\nversion: 1.10\n---\n",
+        "---\nname: e\ndescription: Use when: a colon\n---\n",
+        "---\nname: f\ndescription: [broken\n---\n",
+        "---\nname: g\ndescription: Never closed.\nlicense: MIT\n",
+        "---\n---\n# H\n\nNo fields at all.\n",
+        "# I\n\nNo front matter.\n",
+    ];
+    let mut paths = Vec::new();
+    for (number, text) in texts.iter().enumerate() {
+        let directory = root.join(format!("s{number}"));
+        fs::create_dir_all(&directory).unwrap();
+        let path = directory.join("SKILL.md");
+        fs::write(&path, text).unwrap();
+        paths.push(path);
+    }
+    let mut discovery = Discovery::new(workspace.path());
+    discovery.home(Home::Off);
+    let found = discovery.discover();
+    assert_eq!(found.skills.len(), texts.len());
+    for skill in &found.skills {
+        let whole = whole_document(&skill.path);
+        assert_eq!(skill.front_matter(), whole.fields, "{}", skill.path.display());
+        assert_eq!(skill.raw_front_matter, whole.raw_front_matter);
+    }
+    let unclosed = found.skills.iter().find(|skill| skill.name == "g").unwrap();
+    assert_eq!(unclosed.front_matter()["description"], "Never closed.");
+    let typed = found.skills.iter().find(|skill| skill.name == "d").unwrap();
+    assert_eq!(typed.front_matter()["tags"], serde_json::json!(["x", "y"]));
 }

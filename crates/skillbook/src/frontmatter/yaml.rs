@@ -206,12 +206,13 @@ fn apply_fields(
         }
     }
     document.disable_model_invocation = fields.get("disable-model-invocation").is_some_and(is_true);
-    document.fields = compact(fields);
+    document.fields = fields;
 }
 
-/// `fields` in maps of exactly their size, nested ones too: every discovered skill keeps its
-/// front matter, and a map grown one insert at a time has room for twice what it holds.
-fn compact(fields: Map<String, Value>) -> Map<String, Value> {
+/// `fields` in maps of exactly their size, nested ones too: for front matter kept long (a
+/// skill held in memory), since a map grown one insert at a time has room for twice what it
+/// holds.
+pub(crate) fn compact(fields: Map<String, Value>) -> Map<String, Value> {
     fields
         .into_iter()
         .map(|(key, value)| match value {

@@ -1,6 +1,7 @@
 //! Resolving a [`Scope`] into the skills of one run: discovery, enabled names, provided skills,
 //! and the one reader every read of those skills goes through.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -67,10 +68,10 @@ impl ScopedSkill {
 
     /// Every front matter field, as written.
     #[must_use]
-    pub fn front_matter(&self) -> &Map<String, Value> {
+    pub fn front_matter(&self) -> Cow<'_, Map<String, Value>> {
         match self {
-            ScopedSkill::Disk(skill) => &skill.front_matter,
-            ScopedSkill::Provided(skill) => skill.front_matter(),
+            ScopedSkill::Disk(skill) => Cow::Owned(skill.front_matter()),
+            ScopedSkill::Provided(skill) => Cow::Borrowed(skill.front_matter()),
         }
     }
 
