@@ -5,49 +5,55 @@ use std::path::Path;
 
 use std::sync::mpsc::{self, Receiver};
 
-use serde::ser::{Error as _, SerializeSeq};
-use serde::{Serialize, Serializer};
-use serde_json::value::RawValue;
-use skillbook::{Diagnostic, Discovered, Skill};
+use skillbook::{Discovered, Skill};
 
 use crate::cli::{CommonArgs, Format};
 use crate::output::{self, Outcome};
 use crate::settings;
 
-/// The JSON document of `skillbook list` (SPEC §9).
-#[derive(Serialize)]
-struct Listing<'a> {
-    skills: Rendered<'a>,
-    read_roots: Vec<String>,
-    diagnostics: &'a [Diagnostic],
-}
-
-/// The skills, serialized as they serialize themselves, but rendered on a thread per core a
-/// chunk of skills at a time (each skill reads its front matter's fields again, which is most
-/// of the work) and written in order, with only a few chunks held at once.
-struct Rendered<'a>(&'a [Skill]);
-
 /// Skills a thread renders at a time.
 const CHUNK: usize = 256;
 
-impl Serialize for Rendered<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let chunks: Vec<&[Skill]> = self.0.chunks(CHUNK).collect();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |cores| cores.get())
-            .min(chunks.len());
-        if threads <= 1 {
-            return serializer.collect_seq(self.0);
-        }
-        std::thread::scope(|scope| {
-            let rendered: Vec<Receiver<serde_json::Result<Vec<Box<RawValue>>>>> = (0..threads)
+/// Prints the JSON document of `skillbook list` (SPEC §9) — `{"skills", "read_roots",
+/// "diagnostics"}`, exactly as the pretty printer prints it — with the skills rendered on a
+/// thread per core, a chunk at a time (each skill reads its front matter's fields again, which
+/// is most of the work), written in order with only a few chunks held at once.
+fn print_json(found: &Discovered) -> anyhow::Result<()> {
+    let read_roots: Vec<String> = found.read_roots.iter().map(|root| display(root)).collect();
+    let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    stdout.write_all(b"{\n  \"skills\": ")?;
+    print_skills(&mut stdout, &found.skills)?;
+    stdout.write_all(b",\n  \"read_roots\": ")?;
+    serde_json::to_writer_pretty(Indented::new(&mut stdout, 2), &read_roots)?;
+    stdout.write_all(b",\n  \"diagnostics\": ")?;
+    serde_json::to_writer_pretty(Indented::new(&mut stdout, 2), &found.diagnostics)?;
+    stdout.write_all(b"\n}\n")?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// The `skills` array, two levels in.
+fn print_skills(out: &mut impl Write, skills: &[Skill]) -> anyhow::Result<()> {
+    if skills.is_empty() {
+        out.write_all(b"[]")?;
+        return Ok(());
+    }
+    let chunks: Vec<&[Skill]> = skills.chunks(CHUNK).collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |cores| cores.get())
+        .min(chunks.len());
+    out.write_all(b"[\n    ")?;
+    if threads <= 1 {
+        out.write_all(&render(skills)?)?;
+    } else {
+        std::thread::scope(|scope| -> anyhow::Result<()> {
+            let rendered: Vec<Receiver<serde_json::Result<Vec<u8>>>> = (0..threads)
                 .map(|thread| {
                     let (sender, receiver) = mpsc::sync_channel(2);
                     let chunks = &chunks;
                     scope.spawn(move || {
                         for chunk in chunks.iter().skip(thread).step_by(threads) {
-                            let skills = chunk.iter().map(render).collect();
-                            if sender.send(skills).is_err() {
+                            if sender.send(render(chunk)).is_err() {
                                 break;
                             }
                         }
@@ -55,37 +61,73 @@ impl Serialize for Rendered<'_> {
                     receiver
                 })
                 .collect();
-            let mut sequence = serializer.serialize_seq(Some(self.0.len()))?;
             for at in 0..chunks.len() {
-                let skills = rendered[at % threads]
-                    .recv()
-                    .map_err(|_| S::Error::custom("a thread rendering the skills stopped"))?
-                    .map_err(S::Error::custom)?;
-                for skill in &skills {
-                    sequence.serialize_element(skill)?;
+                if at > 0 {
+                    out.write_all(b",\n    ")?;
                 }
+                let chunk = rendered[at % threads]
+                    .recv()
+                    .map_err(|_| anyhow::anyhow!("a thread rendering the skills stopped"))??;
+                out.write_all(&chunk)?;
             }
-            sequence.end()
-        })
+            Ok(())
+        })?;
+    }
+    out.write_all(b"\n  ]")?;
+    Ok(())
+}
+
+/// `skills` as the pretty printer writes them inside the document's `skills` array, two
+/// levels (four spaces) in, separated by commas.
+fn render(skills: &[Skill]) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    for (at, skill) in skills.iter().enumerate() {
+        if at > 0 {
+            bytes.extend_from_slice(b",\n    ");
+        }
+        serde_json::to_writer_pretty(Indented::new(&mut bytes, 4), skill)?;
+    }
+    Ok(bytes)
+}
+
+/// Writes pretty JSON `depth` spaces further in: after each line break. JSON strings hold no
+/// line breaks (they are escaped), so every line break is one of the printer's.
+struct Indented<W> {
+    inner: W,
+    depth: usize,
+}
+
+impl<W: Write> Indented<W> {
+    fn new(inner: W, depth: usize) -> Self {
+        Indented { inner, depth }
     }
 }
 
-/// One skill as the pretty printer writes it at its place in the listing: inside the
-/// `skills` array of the document, two levels (four spaces) in. JSON strings hold no line
-/// breaks (they are escaped), so every line break is one of the printer's.
-fn render(skill: &Skill) -> serde_json::Result<Box<RawValue>> {
-    let text = serde_json::to_string_pretty(skill)?;
-    RawValue::from_string(text.replace('\n', "\n    "))
+impl<W: Write> Write for Indented<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        const SPACES: &[u8] = b"        ";
+        let indent = &SPACES[..self.depth.min(SPACES.len())];
+        let mut lines = bytes.split(|byte| *byte == b'\n');
+        if let Some(first) = lines.next() {
+            self.inner.write_all(first)?;
+        }
+        for line in lines {
+            self.inner.write_all(b"\n")?;
+            self.inner.write_all(indent)?;
+            self.inner.write_all(line)?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
     let found = settings::discovery(common).discover();
     match common.format {
-        Format::Json => output::json(&Listing {
-            skills: Rendered(&found.skills),
-            read_roots: found.read_roots.iter().map(|root| display(root)).collect(),
-            diagnostics: &found.diagnostics,
-        })?,
+        Format::Json => print_json(&found)?,
         Format::Text => {
             print_text(&found)?;
             output::diagnostics(&found.diagnostics);

@@ -897,7 +897,12 @@ fn front_matter_fields_read_again_are_those_of_the_whole_file() {
     assert_eq!(found.skills.len(), texts.len());
     for skill in &found.skills {
         let whole = whole_document(&skill.path);
-        assert_eq!(skill.front_matter(), whole.fields, "{}", skill.path.display());
+        assert_eq!(
+            skill.front_matter(),
+            whole.fields,
+            "{}",
+            skill.path.display()
+        );
         assert_eq!(skill.raw_front_matter, whole.raw_front_matter);
     }
     let unclosed = found.skills.iter().find(|skill| skill.name == "g").unwrap();
