@@ -60,7 +60,9 @@ pub struct Skill {
     pub disable_model_invocation: bool,
     /// The front matter text exactly as written between the `---` lines. Its fields are read
     /// from it when asked ([`Skill::front_matter`]): a skill keeps the text alone, which holds
-    /// a fraction of the memory of the fields read.
+    /// a fraction of the memory of the fields read. (Changing it changes what
+    /// [`Skill::front_matter`] reads, by the rules of the front matter as discovery found it:
+    /// closed by a `---` line or not.)
     pub raw_front_matter: Option<String>,
     /// A closing `---` ended the front matter.
     pub(crate) front_matter_closed: bool,

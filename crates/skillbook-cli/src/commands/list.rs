@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver};
 
 use skillbook::{Discovered, Skill};
@@ -14,9 +15,12 @@ use crate::settings;
 /// Skills a thread renders at a time.
 const CHUNK: usize = 256;
 
+/// The most threads that render skills (each holds at most three chunks).
+const MAX_THREADS: usize = 4;
+
 /// Prints the JSON document of `skillbook list` (SPEC §9) — `{"skills", "read_roots",
 /// "diagnostics"}`, exactly as the pretty printer prints it — with the skills rendered on a
-/// thread per core, a chunk at a time (each skill reads its front matter's fields again, which
+/// thread per core (at most [`MAX_THREADS`]), a chunk at a time (each skill reads its front matter's fields again, which
 /// is most of the work), written in order with only a few chunks held at once.
 fn print_json(found: &Discovered) -> anyhow::Result<()> {
     let read_roots: Vec<String> = found.read_roots.iter().map(|root| display(root)).collect();
@@ -41,10 +45,16 @@ fn print_skills(out: &mut impl Write, skills: &[Skill]) -> anyhow::Result<()> {
     let chunks: Vec<&[Skill]> = skills.chunks(CHUNK).collect();
     let threads = std::thread::available_parallelism()
         .map_or(1, |cores| cores.get())
+        .min(MAX_THREADS)
         .min(chunks.len());
     out.write_all(b"[\n    ")?;
     if threads <= 1 {
-        out.write_all(&render(skills)?)?;
+        for (at, chunk) in chunks.iter().enumerate() {
+            if at > 0 {
+                out.write_all(b",\n    ")?;
+            }
+            out.write_all(&render(chunk)?)?;
+        }
     } else {
         std::thread::scope(|scope| -> anyhow::Result<()> {
             let rendered: Vec<Receiver<serde_json::Result<Vec<u8>>>> = (0..threads)
@@ -53,7 +63,14 @@ fn print_skills(out: &mut impl Write, skills: &[Skill]) -> anyhow::Result<()> {
                     let chunks = &chunks;
                     scope.spawn(move || {
                         for chunk in chunks.iter().skip(thread).step_by(threads) {
-                            if sender.send(render(chunk)).is_err() {
+                            // A panic is an error here, not a second panic at the scope's end.
+                            let rendered = panic::catch_unwind(AssertUnwindSafe(|| render(chunk)))
+                                .unwrap_or_else(|_| {
+                                    Err(serde_json::Error::io(io::Error::other(
+                                        "rendering a skill failed",
+                                    )))
+                                });
+                            if sender.send(rendered).is_err() {
                                 break;
                             }
                         }
