@@ -580,7 +580,7 @@ fn sigterm_lets_requests_in_flight_finish_then_exits() {
 }
 
 #[test]
-fn a_body_over_the_limit_is_413_and_is_never_read_without_a_token() {
+fn a_body_over_the_limit_is_413_and_refused_without_a_token() {
     let fixture = Fixture::new("max_body_bytes = 4096");
     let server = Server::start(&fixture.config(), &[]);
     let large = call(
@@ -599,6 +599,37 @@ fn a_body_over_the_limit_is_413_and_is_never_read_without_a_token() {
             .status,
         200
     );
+}
+
+/// A refusal leaves the request's body unread, so it closes the connection, and says so: a
+/// client that keeps connections alive must not send its next request on it.
+#[test]
+fn refusals_say_the_connection_closes() {
+    let fixture = Fixture::new("");
+    let server = Server::start(&fixture.config(), &[]);
+    let body = initialize().to_string();
+    for (host, token) in [
+        ("127.0.0.1", ""),
+        ("127.0.0.1", "Authorization: Bearer wrong\r\n"),
+        ("evil.example", ""),
+    ] {
+        let mut stream = TcpStream::connect(&server.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{token}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer).to_lowercase();
+        assert!(answer.starts_with("http/1.1 40"), "{answer}");
+        assert!(answer.contains("\r\nconnection: close\r\n"), "{answer}");
+    }
 }
 
 /// A connection whose receive buffer is small, so a server writing to it stalls as soon as the

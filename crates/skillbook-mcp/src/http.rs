@@ -11,7 +11,9 @@
 //!    SHA-256 digest is compared, in constant time, with every tenant's digests. A request
 //!    without the header goes to the anonymous tenant when there is one. A missing, malformed
 //!    or unknown token is HTTP 401 with `WWW-Authenticate: Bearer` and a JSON-RPC error body
-//!    that is the same whatever tenants exist; the request body is not read.
+//!    that is the same whatever tenants exist; the request body is not parsed (up to 64 KiB of
+//!    it is read and dropped before the connection closes, so the refusal is not lost to a
+//!    reset).
 //! 3. **The tenant's MCP service** (rmcp's streamable HTTP server) answers: stateless by
 //!    default, so any replica can answer any request ([`Sessions`]); request bodies over the
 //!    limit are HTTP 413; a request that takes longer than the timeout is HTTP 503.
@@ -461,11 +463,13 @@ impl Endpoint {
                 Refusal::NoHost => StatusCode::BAD_REQUEST,
                 Refusal::Host | Refusal::Origin => StatusCode::FORBIDDEN,
             };
-            return json_rpc_error(status, -32600, refusal.message());
+            drain(request.into_body()).await;
+            return closing(json_rpc_error(status, -32600, refusal.message()));
         }
         let Some(tenant) = self.tenant_of(request.headers()) else {
             tracing::info!(%method, "refused: no valid bearer token");
-            return unauthorized();
+            drain(request.into_body()).await;
+            return closing(unauthorized());
         };
         // A POST answer holds its bytes until written: only so many at once, each for a bounded
         // time. GET opens a long-lived event stream (sessions), which holds no file.
@@ -649,12 +653,45 @@ fn status_response(code: StatusCode, status: &str) -> HttpResponse {
     json_response(code, &json!({ "status": status }))
 }
 
-/// A JSON-RPC error without a request id (the body was not read).
+/// A JSON-RPC error without a request id (the body was not parsed).
 fn json_rpc_error(status: StatusCode, code: i32, message: &str) -> HttpResponse {
     json_response(
         status,
         &json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}),
     )
+}
+
+/// The most of a refused request's body read before the answer, and for how long.
+const DRAIN_BYTES: usize = 64 * 1024;
+const DRAIN_TIME: Duration = Duration::from_secs(1);
+
+/// Reads and drops what a refused request sends, up to [`DRAIN_BYTES`] for at most
+/// [`DRAIN_TIME`]: a connection closed while the client's bytes are still unread is reset,
+/// and a reset can destroy the answer before the client reads it. A larger or slower body is
+/// left unread (its client may not see the refusal, which costs the server nothing).
+async fn drain<B: Body>(body: B) {
+    let read = async {
+        let mut body = std::pin::pin!(body);
+        let mut read = 0_usize;
+        while read <= DRAIN_BYTES {
+            match body.frame().await {
+                Some(Ok(frame)) => {
+                    read += frame.data_ref().map_or(0, bytes::Buf::remaining);
+                }
+                _ => break,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_TIME, read).await;
+}
+
+/// `response` to a request whose body is left unread: it says the connection closes after it,
+/// so that a client does not send its next request on a connection the server is closing.
+fn closing(mut response: HttpResponse) -> HttpResponse {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
+    response
 }
 
 /// The answer to a request without a valid token: the same whatever tenants exist.
