@@ -127,11 +127,58 @@ impl Place {
     }
 }
 
+/// What a skill is built from: the parts of its parsed document it keeps or needs (a walk holds
+/// one for every skill until it ends, so nothing more).
+#[derive(Debug)]
+pub(crate) struct SkillHead {
+    name: Option<String>,
+    description: Option<String>,
+    heading: Option<String>,
+    first_paragraph: Option<String>,
+    disable_model_invocation: bool,
+    raw_front_matter: Option<String>,
+    front_matter_closed: bool,
+}
+
+impl From<SkillDocument> for SkillHead {
+    fn from(document: SkillDocument) -> Self {
+        SkillHead {
+            name: document.name,
+            description: document.description,
+            heading: document.heading,
+            first_paragraph: document.first_paragraph,
+            disable_model_invocation: document.disable_model_invocation,
+            raw_front_matter: document.raw_front_matter,
+            front_matter_closed: document.front_matter_closed,
+        }
+    }
+}
+
 impl Skill {
-    /// Builds a skill from a parsed document, applying the fallbacks of SPEC §2.3. A name that
-    /// cannot be a [`SkillName`] is reported and the next one in line is used.
+    /// [`Skill::from_head`] from a whole parsed document (skills built in tests).
+    #[cfg(test)]
     pub(crate) fn from_document(
         document: SkillDocument,
+        path: PathBuf,
+        directory: PathBuf,
+        place: Place,
+        source: Source,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Self {
+        Skill::from_head(
+            SkillHead::from(document),
+            path,
+            directory,
+            place,
+            source,
+            diagnostics,
+        )
+    }
+
+    /// Builds a skill from the parts of its parsed document, applying the fallbacks of SPEC
+    /// §2.3. A name that cannot be a [`SkillName`] is reported and the next one in line is used.
+    pub(crate) fn from_head(
+        document: SkillHead,
         path: PathBuf,
         directory: PathBuf,
         place: Place,
@@ -200,7 +247,7 @@ pub(crate) fn is_unsafe_control(character: char) -> bool {
 /// name. Each unusable one is reported. A directory name holding control characters (the only
 /// thing that can make it unusable) has them replaced.
 fn resolve_name(
-    document: &SkillDocument,
+    document: &SkillHead,
     path: &Path,
     directory: &Path,
     diagnostics: &mut Vec<Diagnostic>,

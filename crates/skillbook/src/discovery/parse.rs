@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::skill_file::{self, Head};
 use crate::diagnostic::Diagnostic;
 use crate::frontmatter::{Needs, SkillDocument};
+use crate::skill::SkillHead;
 
 /// The most files in one hand-off.
 const BATCH_FILES: usize = 64;
@@ -40,13 +41,14 @@ const LENT_PER_BATCH: usize = 4;
 const MAX_WORKERS: usize = 4;
 
 /// What became of one skill file.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "nearly every file is read; boxing would add an allocation to each"
-)]
 pub(super) enum Parsed {
-    /// The document, the format findings about it, and (when inspecting) its text.
-    Read(SkillDocument, Vec<Diagnostic>, Option<String>),
+    /// What the skill is built from; the file's diagnostics (the document's, then the format
+    /// findings); and, when inspecting, the whole document and its text.
+    Read(
+        SkillHead,
+        Vec<Diagnostic>,
+        Option<Box<(SkillDocument, String)>>,
+    ),
     /// It could not be read.
     Failed(io::Error),
     /// The beginning read was not enough: the walk reads the whole file once it has finished.
@@ -161,20 +163,24 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
     } else {
         Needs::Catalog
     };
-    let Some((document, text)) = skill_file::scan(head, path, *max_bytes, needs, *inspect) else {
+    let Some((mut document, text)) = skill_file::scan(head, path, *max_bytes, needs, *inspect)
+    else {
         return Parsed::NeedsMore;
     };
     if *inspect {
-        return Parsed::Read(document, Vec::new(), text);
+        // The checker grades the format itself, from the whole document and text.
+        let diagnostics = document.diagnostics.clone();
+        let head = SkillHead::from(document.clone());
+        let inspected = text.map(|text| Box::new((document, text)));
+        return Parsed::Read(head, diagnostics, inspected);
     }
     let findings = crate::format::lenient_findings(path, &document);
-    // A skill keeps the front matter's text and reads its fields again when asked; the fields
-    // read here would hold several times its memory until the walk ends.
-    let document = SkillDocument {
-        fields: serde_json::Map::new(),
-        ..document
-    };
-    Parsed::Read(document, findings, None)
+    let mut diagnostics = std::mem::take(&mut document.diagnostics);
+    diagnostics.extend(findings);
+    // Only what the skill is built from is kept until the walk ends: the fields read here
+    // would hold several times the memory of the front matter's text, which the skill keeps
+    // (and reads its fields from again when asked).
+    Parsed::Read(SkillHead::from(document), diagnostics, None)
 }
 
 /// How many workers to start: none on a single core.

@@ -231,18 +231,18 @@ impl<'o> Walker<'o> {
                 other => other,
             };
             match parsed {
-                Some(Parsed::Read(mut document, findings, text)) => {
-                    if let Some(text) = text {
+                Some(Parsed::Read(head, mut found, whole)) => {
+                    if let Some(whole) = whole {
+                        let (document, text) = *whole;
                         inspected.push(Inspected {
                             path: slot.path.clone(),
-                            document: document.clone(),
+                            document,
                             text,
                         });
                     }
-                    diagnostics.append(&mut document.diagnostics);
-                    diagnostics.extend(findings);
-                    skills.push(Skill::from_document(
-                        document,
+                    diagnostics.append(&mut found);
+                    skills.push(Skill::from_head(
+                        head,
                         slot.path,
                         slot.directory,
                         slot.place,
