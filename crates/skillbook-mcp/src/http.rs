@@ -485,18 +485,19 @@ impl Endpoint {
             };
             let response = tenant.service.handle(request).await;
             match permit {
+                // Held until written, and cut off (its connection closed) at the deadline, so a
+                // client that does not read its answer cannot keep the bytes in memory.
                 Some(permit) => response.map(|body| {
-                    BoxBody::new(BoundedAnswer {
-                        inner: body,
-                        _permit: permit,
-                        deadline: deadline.map(|at| Box::pin(tokio::time::sleep_until(at.into()))),
-                    })
+                    let until: CutOffAt = match deadline {
+                        Some(at) => Box::pin(tokio::time::sleep_until(at.into())),
+                        None => Box::pin(std::future::pending()),
+                    };
+                    CutOff::body(body, Some(permit), until, Some(NOT_WRITTEN_IN_TIME))
                 }),
+                // An event stream stays open for notifications until the server stops
+                // accepting connections (the client reconnects, to another replica if need be).
                 None if is_event_stream(&response) => response.map(|body| {
-                    BoxBody::new(EventStream {
-                        inner: body,
-                        draining: Box::pin(draining.cancelled_owned()),
-                    })
+                    CutOff::body(body, None, Box::pin(draining.cancelled_owned()), None)
                 }),
                 None => response,
             }
@@ -718,41 +719,6 @@ fn json_response(status: StatusCode, value: &serde_json::Value) -> HttpResponse 
     response
 }
 
-/// A `POST` answer's body: holds its permit until written or dropped, and ends early (the
-/// connection is then closed) when its deadline passes, so a client that does not read its
-/// answer cannot keep the bytes in memory.
-struct BoundedAnswer {
-    inner: BoxBody<Bytes, Infallible>,
-    _permit: tokio::sync::OwnedSemaphorePermit,
-    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
-}
-
-impl Body for BoundedAnswer {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        context: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
-        if let Some(deadline) = self.deadline.as_mut()
-            && deadline.as_mut().poll(context).is_ready()
-        {
-            tracing::warn!("an answer was not written in time and is cut off");
-            return Poll::Ready(None);
-        }
-        Pin::new(&mut self.inner).poll_frame(context)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
 /// Whether `response` is a stream of server-sent events.
 fn is_event_stream(response: &HttpResponse) -> bool {
     response
@@ -762,14 +728,39 @@ fn is_event_stream(response: &HttpResponse) -> bool {
         .is_some_and(|value| value.starts_with("text/event-stream"))
 }
 
-/// A `GET` answer: an event stream that stays open for notifications, ended when the server
-/// stops accepting connections (the client reconnects, to another replica if need be).
-struct EventStream {
+/// When a [`CutOff`] answer ends early.
+type CutOffAt = Pin<Box<dyn Future<Output = ()> + Send + Sync>>;
+
+/// What is logged when a `POST` answer is cut off.
+const NOT_WRITTEN_IN_TIME: &str = "an answer was not written in time and is cut off";
+
+/// An answer's body that ends early (and its connection is closed) once `until` completes,
+/// holding its permit, if any, until it is written or dropped.
+struct CutOff {
     inner: BoxBody<Bytes, Infallible>,
-    draining: Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>,
+    _permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    until: CutOffAt,
+    /// Logged when the answer is cut off.
+    warning: Option<&'static str>,
 }
 
-impl Body for EventStream {
+impl CutOff {
+    fn body(
+        inner: BoxBody<Bytes, Infallible>,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+        until: CutOffAt,
+        warning: Option<&'static str>,
+    ) -> BoxBody<Bytes, Infallible> {
+        BoxBody::new(CutOff {
+            inner,
+            _permit: permit,
+            until,
+            warning,
+        })
+    }
+}
+
+impl Body for CutOff {
     type Data = Bytes;
     type Error = Infallible;
 
@@ -777,7 +768,10 @@ impl Body for EventStream {
         mut self: Pin<&mut Self>,
         context: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
-        if self.draining.as_mut().poll(context).is_ready() {
+        if self.until.as_mut().poll(context).is_ready() {
+            if let Some(warning) = self.warning {
+                tracing::warn!("{warning}");
+            }
             return Poll::Ready(None);
         }
         Pin::new(&mut self.inner).poll_frame(context)
