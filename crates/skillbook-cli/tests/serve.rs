@@ -601,8 +601,9 @@ fn a_body_over_the_limit_is_413_and_refused_without_a_token() {
     );
 }
 
-/// A refusal leaves the request's body unread, so it closes the connection, and says so: a
-/// client that keeps connections alive must not send its next request on it.
+/// A refusal does not parse the request's body (it reads and drops a little of it), closes the
+/// connection, and says so: a client that keeps connections alive must not send its next
+/// request on it.
 #[test]
 fn refusals_say_the_connection_closes() {
     let fixture = Fixture::new("");
