@@ -563,7 +563,7 @@ impl SkillReader {
         let opened = if root.record.followed {
             let handle =
                 open::open_verified(&root.record.anchor, root.record.id).map_err(verified)?;
-            open::open_dir_path(&handle, &place.relative)
+            open::open_dir_path(&handle, place.relative(directory))
         } else {
             let handle = match root.handle.get() {
                 Some(handle) => handle,
@@ -575,7 +575,7 @@ impl SkillReader {
                     root.handle.get().ok_or_else(changed)?
                 }
             };
-            open::open_dir_path(handle, &place.relative)
+            open::open_dir_path(handle, place.relative(directory))
         };
         let folder = opened.map_err(|error| match error.kind() {
             io::ErrorKind::PermissionDenied if error.raw_os_error().is_some() => {
@@ -614,10 +614,10 @@ fn open_disk(
     if relative.as_os_str().is_empty() {
         return Err(BoundaryError::IsDirectory { path });
     }
-    if let (true, SkillFile::Linked { target, id }) = (is_skill_file, &place.file) {
+    if let (true, SkillFile::Linked(link)) = (is_skill_file, &place.file) {
         let opened =
-            open::open_followed_file(target).map_err(|source| disk_failure(&path, source))?;
-        if FileId::of(&opened.metadata) != *id {
+            open::open_followed_file(&link.target).map_err(|source| disk_failure(&path, source))?;
+        if FileId::of(&opened.metadata) != link.id {
             return Err(BoundaryError::SkillChanged {
                 path: directory.to_path_buf(),
             });

@@ -92,8 +92,10 @@ impl Serialize for Skill {
 pub(crate) struct Place {
     /// The index of its root in the discovery's read roots.
     pub(crate) root: usize,
-    /// The folder below the root (empty when the root is the skill).
-    pub(crate) relative: PathBuf,
+    /// How many folders below the root it lies: its path below the root is that many last
+    /// components of [`Skill::directory`] (none when the root is the skill). A count, not a
+    /// second copy of the path.
+    pub(crate) below: usize,
     /// The folder's identity when discovery searched it.
     pub(crate) id: FileId,
     /// The skill file.
@@ -105,22 +107,39 @@ pub(crate) struct Place {
 pub(crate) enum SkillFile {
     /// `SKILL.md` or `skill.md` in the folder itself.
     Named(&'static str),
-    /// A link the user chose to follow: only this one target file is read through it.
-    Linked {
-        /// The target's absolute path when discovery followed the link.
-        target: PathBuf,
-        /// The target's identity then.
-        id: FileId,
-    },
+    /// A link the user chose to follow: only this one target file is read through it (boxed:
+    /// links are rare, and every skill holds a `SkillFile`).
+    Linked(Box<LinkedFile>),
+}
+
+/// A skill-file link discovery followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LinkedFile {
+    /// The target's absolute path when discovery followed the link.
+    pub(crate) target: PathBuf,
+    /// The target's identity then.
+    pub(crate) id: FileId,
 }
 
 impl Place {
+    /// The folder's path below its root: the last [`Place::below`] components of `directory`,
+    /// the skill's directory (empty when the root is the skill).
+    pub(crate) fn relative<'d>(&self, directory: &'d Path) -> &'d Path {
+        let mut above = directory.components();
+        for _ in 0..self.below {
+            above.next_back();
+        }
+        directory
+            .strip_prefix(above.as_path())
+            .unwrap_or(Path::new(""))
+    }
+
     /// A place no reader can open (for skills built in tests, not by a walk).
     #[cfg(test)]
     pub(crate) fn nowhere() -> Self {
         Place {
             root: usize::MAX,
-            relative: PathBuf::new(),
+            below: 0,
             id: FileId::of_parts(0, 0),
             file: SkillFile::Named("SKILL.md"),
         }
@@ -176,7 +195,8 @@ impl Skill {
     }
 
     /// Builds a skill from the parts of its parsed document, applying the fallbacks of SPEC
-    /// §2.3. A name that cannot be a [`SkillName`] is reported and the next one in line is used.
+    /// §2.3 ([`Skill::read_from`]).
+    #[cfg(test)]
     pub(crate) fn from_head(
         document: SkillHead,
         path: PathBuf,
@@ -185,14 +205,41 @@ impl Skill {
         source: Source,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Self {
-        let name = resolve_name(&document, &path, &directory, diagnostics);
+        let mut skill = Skill::found(path, directory, place, source);
+        skill.read_from(document, diagnostics);
+        skill
+    }
+
+    /// A skill a walk found, before its file is parsed: where it lies, with nothing read yet
+    /// (an empty name and description until [`Skill::read_from`]). A walk keeps the skills it
+    /// finds this way and completes them in place, so that each is held once.
+    pub(crate) fn found(path: PathBuf, directory: PathBuf, place: Place, source: Source) -> Self {
+        Skill {
+            name: SkillName::unset(),
+            description: String::new(),
+            path,
+            directory,
+            source,
+            disable_model_invocation: false,
+            raw_front_matter: None,
+            front_matter_closed: false,
+            place,
+        }
+    }
+
+    /// Completes a [`Skill::found`] from the parts of its parsed document, applying the
+    /// fallbacks of SPEC §2.3. A name that cannot be a [`SkillName`] is reported and the next
+    /// one in line is used.
+    pub(crate) fn read_from(&mut self, document: SkillHead, diagnostics: &mut Vec<Diagnostic>) {
+        let path = &self.path;
+        self.name = resolve_name(&document, path, &self.directory, diagnostics);
         let description = first_non_blank([document.description, document.first_paragraph])
             .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
         if let Some(control) = description.chars().find(|c| is_unsafe_control(*c)) {
             diagnostics.push(
                 Diagnostic::warning(
                     DiagnosticCode::ControlCharacter,
-                    &path,
+                    path,
                     format!(
                         "the description holds the control character U+{:04X}; the catalog shows \
                          such characters as U+FFFD (XML cannot carry them)",
@@ -202,17 +249,10 @@ impl Skill {
                 .with_hint("remove control characters from the description"),
             );
         }
-        Skill {
-            name,
-            description,
-            path,
-            directory,
-            source,
-            disable_model_invocation: document.disable_model_invocation,
-            raw_front_matter: document.raw_front_matter,
-            front_matter_closed: document.front_matter_closed,
-            place,
-        }
+        self.description = description;
+        self.disable_model_invocation = document.disable_model_invocation;
+        self.raw_front_matter = document.raw_front_matter;
+        self.front_matter_closed = document.front_matter_closed;
     }
 
     /// Every front matter field, losslessly and in file order (unknown fields included), read
@@ -289,4 +329,36 @@ fn first_non_blank<const N: usize>(candidates: [Option<String>; N]) -> Option<St
 /// Serialises a path as a string (lossily for non-UTF-8 paths).
 pub(crate) fn serialize_path<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&path.to_string_lossy())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn below(count: usize) -> Place {
+        Place {
+            below: count,
+            ..Place::nowhere()
+        }
+    }
+
+    #[test]
+    fn a_place_finds_its_path_below_the_root_in_the_directory() {
+        let directory = Path::new("/srv/skills/team/a b/pdf");
+        assert_eq!(below(0).relative(directory), Path::new(""));
+        assert_eq!(below(1).relative(directory), Path::new("pdf"));
+        assert_eq!(below(3).relative(directory), Path::new("team/a b/pdf"));
+        // A root at `/`: every component below it.
+        assert_eq!(below(2).relative(Path::new("/a/b")), Path::new("a/b"));
+        // Names that are not UTF-8 are kept.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = Path::new("/r").join(std::ffi::OsStr::from_bytes(b"x\xffy"));
+            assert_eq!(
+                below(1).relative(&odd).as_os_str().as_bytes(),
+                b"x\xffy".as_slice()
+            );
+        }
+    }
 }

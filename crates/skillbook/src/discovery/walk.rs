@@ -23,7 +23,7 @@ use super::skill_file;
 use super::{Limits, Root, RootKind, RootRecord, SymlinkPolicy};
 use crate::boundary::open::{self, Anchor, AnchorFailure, EntryKind, FileId, Opened};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
-use crate::skill::{Place, Skill, SkillFile, Source};
+use crate::skill::{LinkedFile, Place, Skill, SkillFile, Source};
 
 /// Skill file names, in order of preference.
 pub(crate) const SKILL_FILE_NAMES: [&str; 2] = ["SKILL.md", "skill.md"];
@@ -54,12 +54,8 @@ pub(super) struct Walked {
     pub(super) stamps: Vec<Stamp>,
 }
 
-/// A skill file handed to the parser, in walk order.
+/// What the walk remembers of a skill file handed to the parser, next to its skill.
 struct Slot {
-    path: PathBuf,
-    directory: PathBuf,
-    place: Place,
-    source: Source,
     /// How many diagnostics the walk had met before this skill.
     diagnostics_before: usize,
     /// The skill file's identity, to read it again if its beginning was not enough.
@@ -70,6 +66,9 @@ struct Slot {
 pub(super) struct Walker<'o> {
     symlinks: SymlinkPolicy,
     limits: Limits,
+    /// The skills found, in walk order, each completed in place once its file is parsed.
+    found: Vec<Skill>,
+    /// Next to each skill found, what the walk needs to complete it.
     slots: Vec<Slot>,
     /// Where skill files go to be parsed; `None` parses them inline.
     jobs: Option<Jobs>,
@@ -116,8 +115,8 @@ struct Folder {
     path: PathBuf,
     /// The index of its root in [`Walker::roots`].
     root: usize,
-    /// The path below the root.
-    relative: PathBuf,
+    /// How many folders below the root it lies.
+    below: usize,
     depth: usize,
     /// Where the skills found below it come from (a followed link keeps its root's source).
     source: Source,
@@ -169,6 +168,7 @@ impl<'o> Walker<'o> {
             stamps: record.then(Vec::new),
             symlinks,
             limits,
+            found: Vec::new(),
             slots: Vec::new(),
             jobs,
             scratch: Vec::new(),
@@ -211,11 +211,14 @@ impl<'o> Walker<'o> {
         let roots = std::mem::take(&mut self.roots);
         let mut walk_diagnostics = std::mem::take(&mut self.diagnostics).into_iter();
         let mut diagnostics = Vec::with_capacity(walk_diagnostics.len());
-        let mut skills = Vec::with_capacity(self.slots.len());
+        // The skills are completed where the walk put them; those whose file could not be read
+        // are dropped at the end, in one pass.
+        let mut skills = std::mem::take(&mut self.found);
+        let mut read = Vec::with_capacity(skills.len());
         let mut inspected = Vec::new();
         let mut taken = 0;
         let slots = std::mem::take(&mut self.slots);
-        for (number, slot) in slots.into_iter().enumerate() {
+        for (number, (skill, slot)) in skills.iter_mut().zip(slots).enumerate() {
             let parsed = batched
                 .next_if(|(result, _)| *result == number)
                 .or_else(|| inline.next_if(|(result, _)| *result == number))
@@ -227,34 +230,30 @@ impl<'o> Walker<'o> {
             );
             taken = slot.diagnostics_before;
             let parsed = match parsed {
-                Some(Parsed::NeedsMore) => Some(self.read_again(&roots, &slot)),
+                Some(Parsed::NeedsMore) => Some(self.read_again(&roots, skill, slot.file_id)),
                 other => other,
             };
+            read.push(matches!(parsed, Some(Parsed::Read(..))));
             match parsed {
                 Some(Parsed::Read(head, mut found, whole)) => {
                     if let Some(whole) = whole {
                         let (document, text) = *whole;
                         inspected.push(Inspected {
-                            path: slot.path.clone(),
+                            path: skill.path.clone(),
                             document,
                             text,
                         });
                     }
                     diagnostics.append(&mut found);
-                    skills.push(Skill::from_head(
-                        head,
-                        slot.path,
-                        slot.directory,
-                        slot.place,
-                        slot.source,
-                        &mut diagnostics,
-                    ));
+                    skill.read_from(head, &mut diagnostics);
                 }
-                Some(Parsed::Failed(error)) => diagnostics.push(unreadable(&slot.path, &error)),
+                Some(Parsed::Failed(error)) => diagnostics.push(unreadable(&skill.path, &error)),
                 Some(Parsed::NeedsMore) | None => {}
             }
         }
         diagnostics.extend(walk_diagnostics);
+        let mut read = read.into_iter();
+        skills.retain(|_| read.next().unwrap_or(false));
         Walked {
             skills,
             inspected,
@@ -266,25 +265,29 @@ impl<'o> Walker<'o> {
 
     /// Reads all of a skill file whose beginning was not enough, reaching it again beneath its
     /// root by handles and checking that the folder and the file are the ones the walk met.
-    fn read_again(&self, roots: &[RootRecord], slot: &Slot) -> Parsed {
-        let opened = match &slot.place.file {
-            SkillFile::Linked { target, .. } => open::open_followed_file(target),
+    fn read_again(&self, roots: &[RootRecord], skill: &Skill, file_id: FileId) -> Parsed {
+        let opened = match &skill.place.file {
+            SkillFile::Linked(link) => open::open_followed_file(&link.target),
             SkillFile::Named(name) => {
                 roots
-                    .get(slot.place.root)
+                    .get(skill.place.root)
                     .ok_or_else(changed)
                     .and_then(|root| {
                         let directory =
                             open::open_verified(&root.anchor, root.id).map_err(verify_failure)?;
-                        let folder = open::open_dir_path(&directory, &slot.place.relative)?;
-                        let folder = open::verify(folder, slot.place.id).map_err(verify_failure)?;
+                        let folder = open::open_dir_path(
+                            &directory,
+                            skill.place.relative(&skill.directory),
+                        )?;
+                        let folder =
+                            open::verify(folder, skill.place.id).map_err(verify_failure)?;
                         open::open_file_nofollow(&folder, name.as_ref())
                     })
             }
         };
         let mut bytes = Vec::new();
         let read = opened.and_then(|mut opened| {
-            if FileId::of(&opened.metadata) != slot.file_id {
+            if FileId::of(&opened.metadata) != file_id {
                 return Err(changed());
             }
             let len = opened.metadata.len();
@@ -301,7 +304,7 @@ impl<'o> Walker<'o> {
                     complete: true,
                     file: None,
                     error: None,
-                    path: slot.path.clone(),
+                    path: skill.path.clone(),
                     max_bytes: self.limits.max_file_bytes,
                     inspect: self.inspect,
                 },
@@ -355,7 +358,7 @@ impl<'o> Walker<'o> {
             folder: Folder {
                 path,
                 root: index,
-                relative: PathBuf::new(),
+                below: 0,
                 depth: 0,
                 source,
             },
@@ -554,7 +557,7 @@ impl<'o> Walker<'o> {
                 };
                 // The followed target is a root of its own.
                 folder.root = self.root_index(&folder.path, id);
-                folder.relative = PathBuf::new();
+                folder.below = 0;
                 directory
             }
         };
@@ -685,7 +688,6 @@ impl<'o> Walker<'o> {
                 continue;
             }
             let path = folder.path.join(&name);
-            let relative = folder.relative.join(&name);
             let (handle, path) = match kind {
                 EntryKind::Directory => (Handle::Beneath(Arc::clone(&parent), name), path),
                 EntryKind::Link => match self.directory_link(&path) {
@@ -704,7 +706,7 @@ impl<'o> Walker<'o> {
                 folder: Folder {
                     path,
                     root: folder.root,
-                    relative,
+                    below: folder.below + 1,
                     depth: folder.depth + 1,
                     source: folder.source,
                 },
@@ -787,7 +789,7 @@ impl<'o> Walker<'o> {
                 Some(Found {
                     opened,
                     path: link,
-                    file: SkillFile::Linked { target, id },
+                    file: SkillFile::Linked(Box::new(LinkedFile { target, id })),
                 })
             }
             Ok(_) => {
@@ -805,16 +807,19 @@ impl<'o> Walker<'o> {
             return;
         }
         let slot = self.slots.len();
+        let place = Place {
+            root: folder.root,
+            below: folder.below,
+            id: directory_id,
+            file,
+        };
+        self.found.push(Skill::found(
+            path.clone(),
+            folder.path.clone(),
+            place,
+            folder.source,
+        ));
         self.slots.push(Slot {
-            path: path.clone(),
-            directory: folder.path.clone(),
-            place: Place {
-                root: folder.root,
-                relative: folder.relative.clone(),
-                id: directory_id,
-                file,
-            },
-            source: folder.source,
             diagnostics_before: self.diagnostics.len(),
             file_id,
         });

@@ -91,6 +91,13 @@ impl SkillName {
         Ok(SkillName(Arc::from(name)))
     }
 
+    /// The name of a skill not read yet: empty, which [`SkillName::new`] never gives; one
+    /// shared text, so holding it costs no allocation.
+    pub(crate) fn unset() -> Self {
+        static EMPTY: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from(""));
+        SkillName(Arc::clone(&EMPTY))
+    }
+
     /// A name made from a directory's name, which cannot fail: control characters and `/` are
     /// replaced with U+FFFD, and an empty name becomes `skill`.
     pub(crate) fn sanitized(text: &str) -> Self {
