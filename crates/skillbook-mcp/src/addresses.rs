@@ -62,7 +62,7 @@ impl Redactor {
             .skills
             .iter()
             .filter_map(|skill| match skill {
-                ScopedSkill::Disk(disk) => Some((skill.name().key(), disk.directory.clone())),
+                ScopedSkill::Disk(disk) => Some((skill.name().key(), disk.directory().to_path_buf())),
                 _ => None,
             })
             .collect();

@@ -51,8 +51,6 @@ pub struct Skill {
     /// The skill file (`SKILL.md` or `skill.md`), absolute. Under `--symlinks follow` a skill
     /// file that is a link keeps this path; only that one file is read through the link.
     pub path: PathBuf,
-    /// The skill directory, absolute. Relative paths in the skill resolve against it.
-    pub directory: PathBuf,
     /// Whether the root lies inside the workspace.
     pub source: Source,
     /// `disable-model-invocation: true`: the host may select the skill, the model never sees it
@@ -77,7 +75,7 @@ impl Serialize for Skill {
         skill.serialize_field("name", &self.name)?;
         skill.serialize_field("description", &self.description)?;
         skill.serialize_field("location", &self.path.to_string_lossy())?;
-        skill.serialize_field("directory", &self.directory.to_string_lossy())?;
+        skill.serialize_field("directory", &self.directory().to_string_lossy())?;
         skill.serialize_field("source", &self.source)?;
         skill.serialize_field("disable_model_invocation", &self.disable_model_invocation)?;
         skill.serialize_field("front_matter", &self.front_matter())?;
@@ -179,7 +177,6 @@ impl Skill {
     pub(crate) fn from_document(
         document: SkillDocument,
         path: PathBuf,
-        directory: PathBuf,
         place: Place,
         source: Source,
         diagnostics: &mut Vec<Diagnostic>,
@@ -187,7 +184,6 @@ impl Skill {
         Skill::from_head(
             SkillHead::from(document),
             path,
-            directory,
             place,
             source,
             diagnostics,
@@ -200,12 +196,11 @@ impl Skill {
     pub(crate) fn from_head(
         document: SkillHead,
         path: PathBuf,
-        directory: PathBuf,
         place: Place,
         source: Source,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Self {
-        let mut skill = Skill::found(path, directory, place, source);
+        let mut skill = Skill::found(path, place, source);
         skill.read_from(document, diagnostics);
         skill
     }
@@ -213,12 +208,11 @@ impl Skill {
     /// A skill a walk found, before its file is parsed: where it lies, with nothing read yet
     /// (an empty name and description until [`Skill::read_from`]). A walk keeps the skills it
     /// finds this way and completes them in place, so that each is held once.
-    pub(crate) fn found(path: PathBuf, directory: PathBuf, place: Place, source: Source) -> Self {
+    pub(crate) fn found(path: PathBuf, place: Place, source: Source) -> Self {
         Skill {
             name: SkillName::unset(),
             description: String::new(),
             path,
-            directory,
             source,
             disable_model_invocation: false,
             raw_front_matter: None,
@@ -232,7 +226,7 @@ impl Skill {
     /// one in line is used.
     pub(crate) fn read_from(&mut self, document: SkillHead, diagnostics: &mut Vec<Diagnostic>) {
         let path = &self.path;
-        self.name = resolve_name(&document, path, &self.directory, diagnostics);
+        self.name = resolve_name(&document, path, self.directory(), diagnostics);
         let description = first_non_blank([document.description, document.first_paragraph])
             .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
         if let Some(control) = description.chars().find(|c| is_unsafe_control(*c)) {
@@ -264,6 +258,13 @@ impl Skill {
             Some(raw) => crate::frontmatter::fields_of(raw, self.front_matter_closed),
             None => Map::new(),
         }
+    }
+
+    /// The skill directory, absolute: the folder of [`Skill::path`]. Relative paths in the
+    /// skill resolve against it.
+    #[must_use]
+    pub fn directory(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new(""))
     }
 
     /// The key under which names collide: trimmed and lower-cased.

@@ -89,7 +89,7 @@ impl Changes {
         let (old, new) = (index(before), index(after));
         // The skill folders a touched path lies in (one lookup per component of each path).
         let folders: std::collections::HashMap<&Path, usize> = (0..after.skills.len())
-            .map(|position| (after.skills[position].directory.as_path(), position))
+            .map(|position| (after.skills[position].directory(), position))
             .collect();
         let touched_skills: std::collections::HashSet<usize> = touched
             .iter()

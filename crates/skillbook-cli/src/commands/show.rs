@@ -32,7 +32,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
     let diagnostics: Vec<&Diagnostic> = found
         .diagnostics
         .iter()
-        .filter(|diagnostic| diagnostic.path.starts_with(&skill.directory))
+        .filter(|diagnostic| diagnostic.path.starts_with(skill.directory()))
         .collect();
     if common.format == Format::Text {
         for diagnostic in &diagnostics {

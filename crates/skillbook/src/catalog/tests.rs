@@ -17,11 +17,9 @@ fn skill_at(name: &str, description: &str, location: &str, manual: bool) -> Skil
         "---\nname: {name}\ndescription: {description}\ndisable-model-invocation: {manual}\n---\n"
     );
     let path = PathBuf::from(location);
-    let directory = path.parent().unwrap().to_path_buf();
     Skill::from_document(
         parse(&path, &text),
         path,
-        directory,
         Place::nowhere(),
         Source::Workspace,
         &mut Vec::new(),

@@ -208,7 +208,7 @@ fn a_root_that_is_a_skill_is_the_only_skill_of_that_root() {
         .extra_root("single")
         .discover();
     assert_eq!(names(&found), ["single"]);
-    assert_eq!(found.skills[0].directory, root);
+    assert_eq!(found.skills[0].directory(), root);
 }
 
 #[test]

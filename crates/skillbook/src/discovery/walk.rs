@@ -277,7 +277,7 @@ impl<'o> Walker<'o> {
                             open::open_verified(&root.anchor, root.id).map_err(verify_failure)?;
                         let folder = open::open_dir_path(
                             &directory,
-                            skill.place.relative(&skill.directory),
+                            skill.place.relative(skill.directory()),
                         )?;
                         let folder =
                             open::verify(folder, skill.place.id).map_err(verify_failure)?;
@@ -813,12 +813,10 @@ impl<'o> Walker<'o> {
             id: directory_id,
             file,
         };
-        self.found.push(Skill::found(
-            path.clone(),
-            folder.path.clone(),
-            place,
-            folder.source,
-        ));
+        // A skill's directory is its file's parent: the folder searched.
+        debug_assert_eq!(path.parent(), Some(folder.path.as_path()));
+        self.found
+            .push(Skill::found(path.clone(), place, folder.source));
         self.slots.push(Slot {
             diagnostics_before: self.diagnostics.len(),
             file_id,

@@ -56,7 +56,7 @@ impl Entry {
             name: skill.name.clone(),
             model_visible: skill.is_model_visible(),
             body: Body::Disk {
-                directory: skill.directory.clone(),
+                directory: skill.directory().to_path_buf(),
                 file_name: skill
                     .path
                     .file_name()

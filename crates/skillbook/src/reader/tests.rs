@@ -261,7 +261,7 @@ fn a_followed_skill_file_link_is_that_one_file() {
     let found = discover(top, SymlinkPolicy::Follow);
     let skill = found.get("linked").unwrap();
     assert_eq!(skill.path, linked.join("SKILL.md"));
-    assert_eq!(skill.directory, linked);
+    assert_eq!(skill.directory(), linked);
     assert!(
         !found.read_roots.contains(&elsewhere),
         "{:?}",
@@ -311,7 +311,7 @@ fn a_followed_directory_link_adds_exactly_that_directory() {
     let found = discover(top, SymlinkPolicy::Follow);
     let lint = found.get("lint").unwrap();
     let target = fs::canonicalize(shared.join("lint")).unwrap();
-    assert_eq!(lint.directory, target);
+    assert_eq!(lint.directory(), target);
     let reader = SkillReader::new(&found);
     assert_eq!(
         outcome(&reader, &target.join("SKILL.md").display().to_string()),

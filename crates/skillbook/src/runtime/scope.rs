@@ -103,7 +103,7 @@ impl ScopedSkill {
     #[must_use]
     pub fn directory(&self) -> String {
         match self {
-            ScopedSkill::Disk(skill) => skill.directory.display().to_string(),
+            ScopedSkill::Disk(skill) => skill.directory().display().to_string(),
             ScopedSkill::Provided(skill) => skill.directory_uri(),
         }
     }

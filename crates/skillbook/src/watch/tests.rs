@@ -25,8 +25,7 @@ fn found(root: &Path, skills: &[(&str, &str)]) -> Discovered {
     let mut found = discovery.discover();
     // Paths differ between temporary directories; compare by name and content only.
     for skill in &mut found.skills {
-        skill.path = PathBuf::from(skill.name.as_str());
-        skill.directory = PathBuf::from(skill.name.as_str());
+        skill.path = PathBuf::from(skill.name.as_str()).join("SKILL.md");
         skill.place = crate::skill::Place::nowhere();
     }
     found
