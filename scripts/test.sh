@@ -22,3 +22,5 @@ export SKILLS_REF_BIN="$PWD/.venv/bin/agentskills"
 export MCP_PYTHON="$PWD/.venv/bin/python"
 
 cargo test --workspace --locked "$@"
+# Object-store sources are a cargo feature the default build leaves out.
+cargo test -p skillbook-mcp --features object-store --locked --test store "$@"

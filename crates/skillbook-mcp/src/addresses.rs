@@ -62,7 +62,9 @@ impl Redactor {
             .skills
             .iter()
             .filter_map(|skill| match skill {
-                ScopedSkill::Disk(disk) => Some((skill.name().key(), disk.directory().to_path_buf())),
+                ScopedSkill::Disk(disk) => {
+                    Some((skill.name().key(), disk.directory().to_path_buf()))
+                }
                 _ => None,
             })
             .collect();

@@ -161,6 +161,8 @@ pub mod http;
 mod index;
 mod read;
 mod server;
+#[cfg(feature = "object-store")]
+pub mod store;
 mod watched;
 
 pub use addresses::Addresses;

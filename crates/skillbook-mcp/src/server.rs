@@ -317,6 +317,7 @@ impl SkillServer {
     /// The same server (sharing its skills and limits) for clients without a session: its
     /// capabilities announce no `list_changed` notification, since none could reach them.
     #[must_use]
+    #[cfg(feature = "http")]
     pub(crate) fn without_notifications(&self) -> Self {
         Self {
             shared: Arc::clone(&self.shared),

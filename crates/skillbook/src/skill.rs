@@ -181,13 +181,7 @@ impl Skill {
         source: Source,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Self {
-        Skill::from_head(
-            SkillHead::from(document),
-            path,
-            place,
-            source,
-            diagnostics,
-        )
+        Skill::from_head(SkillHead::from(document), path, place, source, diagnostics)
     }
 
     /// Builds a skill from the parts of its parsed document, applying the fallbacks of SPEC

@@ -37,6 +37,9 @@ pub enum Origin {
     Embedded,
     /// Read from a zip archive.
     Archive,
+    /// Read from an object store (S3, GCS, Azure, local files) below a prefix.
+    #[serde(rename = "object_store")]
+    ObjectStore,
 }
 
 /// Why a provided skill or a source was refused.
@@ -66,12 +69,82 @@ pub enum SourceError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A file of a set of files ([`from_files`]) has a path that could escape or is malformed.
+    #[error(
+        "file `{path}` is refused: {reason}; name files by relative `/`-separated paths without `.`, `..`, empty segments or control characters"
+    )]
+    File {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A skill folder of a set of files ([`from_files`]) holds no skill that can be served.
+    #[error("the skill in `{folder}` is left out: {source}")]
+    Folder {
+        /// The folder (empty for the top).
+        folder: String,
+        /// Why.
+        source: Box<SourceError>,
+    },
     /// An archive is over one of its limits.
     #[error("archive refused: {0}")]
     ArchiveLimit(String),
     /// The archive could not be read.
     #[error("cannot read the archive: {0}; check that it is a valid zip file")]
     Archive(String),
+}
+
+/// Every skill in a flat set of files, each named by its relative `/`-separated path (an
+/// object store's keys below a prefix, say), by discovery's leaf rule: a folder holding
+/// `SKILL.md` (or `skill.md`) is a skill and owns every file below it.
+///
+/// Unlike `from_zip`, which refuses a whole archive for one bad entry, this keeps what it can
+/// and returns the rest as errors: a path that is absolute, empty, or holds `.`, `..`, an empty
+/// segment, a backslash or a control character ([`SourceError::File`]; the file is left out),
+/// and a skill folder whose skill cannot be made, for want of a usable name
+/// ([`SourceError::Folder`]; the skill is left out).
+///
+/// ```
+/// use std::sync::Arc;
+/// use skillbook::sources::{Origin, from_files};
+///
+/// let text: Arc<[u8]> = Arc::from(&b"---\nname: pdf\ndescription: Fill PDF forms.\n---\n"[..]);
+/// let (skills, refused) = from_files(
+///     [
+///         ("pdf/SKILL.md".to_owned(), text),
+///         ("pdf/../secret".to_owned(), Arc::from(&b"no"[..])),
+///     ],
+///     Origin::ObjectStore,
+/// );
+/// assert_eq!(skills[0].name().as_str(), "pdf");
+/// assert_eq!(refused.len(), 1);
+/// ```
+pub fn from_files(
+    files: impl IntoIterator<Item = (String, Arc<[u8]>)>,
+    origin: Origin,
+) -> (Vec<ProvidedSkill>, Vec<SourceError>) {
+    let mut refused = Vec::new();
+    let mut kept = BTreeMap::new();
+    for (path, contents) in files {
+        match relative_path(&path) {
+            Ok(path) => {
+                kept.insert(path, contents);
+            }
+            Err(reason) => refused.push(SourceError::File { path, reason }),
+        }
+    }
+    let mut skills = Vec::new();
+    for (folder, skill) in tree::each_skill(&kept, origin) {
+        match skill {
+            Ok(skill) => skills.push(skill),
+            Err(error) => refused.push(SourceError::Folder {
+                folder,
+                source: Box::new(error),
+            }),
+        }
+    }
+    (skills, refused)
 }
 
 /// A skill held in memory.

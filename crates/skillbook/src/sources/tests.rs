@@ -229,3 +229,48 @@ fn garbage_is_not_an_archive() {
     let error = from_zip(Cursor::new(b"not a zip".to_vec()), ArchiveLimits::default()).unwrap_err();
     assert!(matches!(error, SourceError::Archive(_)));
 }
+
+#[test]
+fn a_set_of_files_keeps_what_it_can_and_reports_the_rest() {
+    let file = |path: &str, text: &str| (path.to_owned(), Arc::from(text.as_bytes()));
+    let (skills, refused) = from_files(
+        [
+            file("pdf/SKILL.md", &skill_md("pdf")),
+            file("pdf/refs/forms.md", "# Forms"),
+            file("pdf/../escape.md", "no"),
+            file("pdf//empty-segment.md", "no"),
+            file("pdf/bell\u{7}.md", "no"),
+            file("/absolute/SKILL.md", "no"),
+            file("broken/SKILL.md", "---\nname: a/b\n---\n"),
+            file("notes/SKILL.md", "# notes\n\nTake notes.\n"),
+            file("loose.md", "outside every skill"),
+        ],
+        Origin::ObjectStore,
+    );
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name().as_str()).collect();
+    assert_eq!(names, ["notes", "pdf"]);
+    assert!(skills.iter().all(|skill| skill.origin() == Origin::ObjectStore));
+    let pdf_files: Vec<&str> = skills[1].files().map(|(path, _)| path).collect();
+    assert_eq!(pdf_files, ["refs/forms.md"]);
+    let messages: Vec<String> = refused.iter().map(ToString::to_string).collect();
+    assert_eq!(messages.len(), 5, "{messages:#?}");
+    for path in [
+        "pdf/../escape.md",
+        "pdf//empty-segment.md",
+        "pdf/bell\u{7}.md",
+        "/absolute/SKILL.md",
+    ] {
+        assert!(
+            messages
+                .iter()
+                .any(|message| message.starts_with(&format!("file `{path}` is refused"))),
+            "{path}: {messages:#?}"
+        );
+    }
+    assert!(
+        messages
+            .iter()
+            .any(|message| message.starts_with("the skill in `broken` is left out")),
+        "{messages:#?}"
+    );
+}

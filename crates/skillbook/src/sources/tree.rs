@@ -7,36 +7,55 @@ use std::sync::Arc;
 
 use super::{Origin, ProvidedSkill, SourceError};
 
-/// Groups `files` (relative `/`-separated paths, already validated) into skills, in path order.
+/// Groups `files` (relative `/`-separated paths, already validated) into skills, in path order;
+/// the first skill that cannot be made fails them all.
 pub(super) fn skills_from_files(
     files: BTreeMap<String, Arc<[u8]>>,
     origin: Origin,
 ) -> Result<Vec<ProvidedSkill>, SourceError> {
-    let skill_folders = skill_folders(&files);
-    let mut skills = Vec::with_capacity(skill_folders.len());
-    for (folder, skill_file) in &skill_folders {
-        let Some(text) = files.get(skill_file) else {
-            continue;
+    each_skill(&files, origin).map(|(_, skill)| skill).collect()
+}
+
+/// Each skill folder of `files` (relative `/`-separated paths, already validated), in path
+/// order, with its skill or why it is not one.
+pub(super) fn each_skill(
+    files: &BTreeMap<String, Arc<[u8]>>,
+    origin: Origin,
+) -> impl Iterator<Item = (String, Result<ProvidedSkill, SourceError>)> {
+    skill_folders(files)
+        .into_iter()
+        .filter_map(move |(folder, skill_file)| {
+            let text = files.get(&skill_file)?;
+            let skill = skill_in(files, &folder, &skill_file, text, origin);
+            Some((folder, skill))
+        })
+}
+
+/// The skill in `folder`, with every file below it.
+fn skill_in(
+    files: &BTreeMap<String, Arc<[u8]>>,
+    folder: &str,
+    skill_file: &str,
+    text: &[u8],
+    origin: Origin,
+) -> Result<ProvidedSkill, SourceError> {
+    let fallback = folder.rsplit('/').next().filter(|name| !name.is_empty());
+    let text = String::from_utf8_lossy(text).into_owned();
+    let mut skill = ProvidedSkill::parse_with_fallback_name(text, fallback, origin)?;
+    let prefix = if folder.is_empty() {
+        String::new()
+    } else {
+        format!("{folder}/")
+    };
+    for (path, contents) in files.range(prefix.clone()..) {
+        let Some(relative) = path.strip_prefix(&prefix) else {
+            break;
         };
-        let fallback = folder.rsplit('/').next().filter(|name| !name.is_empty());
-        let text = String::from_utf8_lossy(text).into_owned();
-        let mut skill = ProvidedSkill::parse_with_fallback_name(text, fallback, origin)?;
-        let prefix = if folder.is_empty() {
-            String::new()
-        } else {
-            format!("{folder}/")
-        };
-        for (path, contents) in files.range(prefix.clone()..) {
-            let Some(relative) = path.strip_prefix(&prefix) else {
-                break;
-            };
-            if path != skill_file {
-                skill = skill.with_file(relative, Arc::clone(contents))?;
-            }
+        if path != skill_file {
+            skill = skill.with_file(relative, Arc::clone(contents))?;
         }
-        skills.push(skill.with_origin(origin));
     }
-    Ok(skills)
+    Ok(skill.with_origin(origin))
 }
 
 /// `(folder, skill file)` for each skill folder that no other skill folder contains.

@@ -1,0 +1,486 @@
+//! Skills from an object-store prefix (feature `object-store`): S3, Google Cloud Storage, Azure
+//! Blob Storage or local files, through the [`object_store`] crate.
+//!
+//! The prefix holds skills by the disk rules: a folder (a key prefix) holding `SKILL.md` is a
+//! skill and owns every object below it. [`ObjectSource::load`] lists the prefix and returns
+//! [`ProvidedSkill`]s, which a [`Scope`](skillbook::runtime::Scope) serves from memory like
+//! archive skills: nothing outside a skill's prefix is ever served, and no key reaches a file
+//! system.
+//!
+//! - **Keys.** A key below the prefix that is not a safe relative path (`..`, `.`, an empty
+//!   segment, a backslash or a control character) is refused and reported; `.git` and
+//!   `node_modules` folders are never downloaded (no surface serves them).
+//! - **Caching.** Each object's bytes are kept with its ETag. A load whose listing shows the same
+//!   ETag reuses the bytes without a request; a changed one is fetched again (conditionally, so
+//!   an object changed back costs no body). Objects no longer listed are forgotten, so the cache
+//!   holds exactly the objects served, within [`StoreLimits::max_total_bytes`].
+//! - **Limits.** An object over [`StoreLimits::max_file_bytes`] is left out and reported; past
+//!   [`StoreLimits::max_total_bytes`] (the cache size) or [`StoreLimits::max_objects`], the
+//!   remaining objects are left out and reported. The MCP server's own
+//!   [`ResourceLimits`](crate::ResourceLimits) then apply to each skill.
+//! - **Credentials** come from the usual environment variables (`AWS_*`, `GOOGLE_*`,
+//!   `AZURE_*`) or the options given; neither they nor the options' values are ever logged or
+//!   put in an error.
+//!
+//! A load that cannot list the prefix fails as a whole ([`StoreError::List`]), so that a caller
+//! polling for changes keeps serving what it had rather than an empty or partial listing.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures_util::{StreamExt, TryStreamExt};
+use object_store::path::Path;
+use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreScheme};
+use skillbook::sources::{Origin, ProvidedSkill, from_files};
+
+/// How many objects are fetched at once.
+const CONCURRENT_GETS: usize = 16;
+
+/// The names of a skill file, as discovery knows them.
+const SKILL_FILES: [&str; 2] = ["SKILL.md", "skill.md"];
+
+/// Folders no surface serves: their objects are never downloaded.
+const NEVER_SERVED: [&str; 2] = [".git", "node_modules"];
+
+/// Bounds on what one source holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoreLimits {
+    /// Most objects listed below the prefix that are kept. Default 100,000.
+    pub max_objects: usize,
+    /// Most bytes in one object. Default 16 MiB.
+    pub max_file_bytes: u64,
+    /// Most bytes held in all (the cache size). Default 256 MiB.
+    pub max_total_bytes: u64,
+}
+
+impl Default for StoreLimits {
+    fn default() -> Self {
+        StoreLimits {
+            max_objects: 100_000,
+            max_file_bytes: 16 * 1024 * 1024,
+            max_total_bytes: 256 * 1024 * 1024,
+        }
+    }
+}
+
+/// Why an object-store source cannot be built or loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The URL is not one of `s3://`, `gs://`, `az://` (or another Azure form) or `file://`.
+    #[error(
+        "`{url}` is not an object-store prefix: {reason}; use s3://BUCKET/PREFIX, gs://BUCKET/PREFIX, az://CONTAINER/PREFIX or file:///ABSOLUTE/PATH"
+    )]
+    Url {
+        /// The URL as given (without credentials).
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An option is not one the store knows.
+    #[error(
+        "`{url}`: the option `{key}` is not one this store knows ({reason}); see the object_store builder's configuration keys, e.g. aws_endpoint or aws_region"
+    )]
+    Option {
+        /// The URL (without credentials).
+        url: String,
+        /// The option's name (never its value).
+        key: String,
+        /// What the store said.
+        reason: String,
+    },
+    /// The store could not be set up (missing bucket, bad credentials format, …).
+    #[error("`{url}` cannot be opened: {source}")]
+    Open {
+        /// The URL (without credentials).
+        url: String,
+        /// What the store said.
+        source: object_store::Error,
+    },
+    /// The prefix cannot be listed.
+    #[error(
+        "`{url}` cannot be listed: {source}; check that it exists and the credentials allow listing it"
+    )]
+    List {
+        /// The URL (without credentials).
+        url: String,
+        /// What the store said.
+        source: object_store::Error,
+    },
+}
+
+/// One object as the cache keeps it.
+#[derive(Clone)]
+struct Cached {
+    e_tag: Option<String>,
+    bytes: Arc<[u8]>,
+}
+
+/// An object's bytes for one load: downloaded by it, or the cached ones.
+enum Fetched {
+    Downloaded(Cached),
+    Reused(Cached),
+}
+
+/// A prefix of an object store holding skills.
+pub struct ObjectSource {
+    store: Arc<dyn ObjectStore>,
+    prefix: Path,
+    url: String,
+    limits: StoreLimits,
+    /// Each object served, by its key below the prefix.
+    cache: Mutex<HashMap<String, Cached>>,
+}
+
+impl fmt::Debug for ObjectSource {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("ObjectSource")
+            .field("url", &self.url)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one [`ObjectSource::load`] found.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Loaded {
+    /// The skills, in key order.
+    pub skills: Vec<ProvidedSkill>,
+    /// What was left out, and why: one sentence each, naming the key or folder.
+    pub problems: Vec<String>,
+    /// Objects fetched with their body by this load.
+    pub downloaded: usize,
+    /// Objects whose cached bytes were used (the listing showed the same ETag, or the store
+    /// answered "not modified").
+    pub reused: usize,
+}
+
+impl ObjectSource {
+    /// A source over `store` below `prefix`; `url` names it in messages.
+    pub fn new(store: Arc<dyn ObjectStore>, prefix: Path, url: impl Into<String>) -> Self {
+        ObjectSource {
+            store,
+            prefix,
+            url: url.into(),
+            limits: StoreLimits::default(),
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A source for an object-store URL: `s3://BUCKET/PREFIX`, `gs://BUCKET/PREFIX`,
+    /// `az://CONTAINER/PREFIX` (and the other Azure URL forms), or `file:///PATH`. Cloud
+    /// stores read their credentials and settings from the environment (`AWS_ACCESS_KEY_ID`,
+    /// `AWS_ENDPOINT`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …); `options`
+    /// (the builders' configuration keys, such as `aws_endpoint` or `aws_allow_http`) override
+    /// them.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Url`] for a URL of another kind, [`StoreError::Option`] for an unknown
+    /// option, [`StoreError::Open`] when the store cannot be set up.
+    pub fn from_url<'o>(
+        url: &str,
+        options: impl IntoIterator<Item = (&'o str, &'o str)>,
+    ) -> Result<Self, StoreError> {
+        let label = without_credentials(url);
+        let bad_url = |reason: String| StoreError::Url {
+            url: label.clone(),
+            reason,
+        };
+        let parsed = url::Url::parse(url).map_err(|error| bad_url(error.to_string()))?;
+        let (scheme, prefix) =
+            ObjectStoreScheme::parse(&parsed).map_err(|error| bad_url(error.to_string()))?;
+        let options: Vec<(&str, &str)> = options.into_iter().collect();
+        let open = |source| StoreError::Open {
+            url: label.clone(),
+            source,
+        };
+        let store: Arc<dyn ObjectStore> = match scheme {
+            ObjectStoreScheme::Local => {
+                if let Some((key, _)) = options.first() {
+                    return Err(unknown_option(&label, key, "local files take no options"));
+                }
+                Arc::new(object_store::local::LocalFileSystem::new())
+            }
+            ObjectStoreScheme::AmazonS3 => {
+                install_crypto();
+                let mut builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
+                for (key, value) in options {
+                    let parsed = key.parse().map_err(|error: object_store::Error| {
+                        unknown_option(&label, key, &error.to_string())
+                    })?;
+                    builder = builder.with_config(parsed, value);
+                }
+                Arc::new(builder.build().map_err(open)?)
+            }
+            ObjectStoreScheme::GoogleCloudStorage => {
+                install_crypto();
+                let mut builder =
+                    object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
+                for (key, value) in options {
+                    let parsed = key.parse().map_err(|error: object_store::Error| {
+                        unknown_option(&label, key, &error.to_string())
+                    })?;
+                    builder = builder.with_config(parsed, value);
+                }
+                Arc::new(builder.build().map_err(open)?)
+            }
+            ObjectStoreScheme::MicrosoftAzure => {
+                install_crypto();
+                let mut builder =
+                    object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
+                for (key, value) in options {
+                    let parsed = key.parse().map_err(|error: object_store::Error| {
+                        unknown_option(&label, key, &error.to_string())
+                    })?;
+                    builder = builder.with_config(parsed, value);
+                }
+                Arc::new(builder.build().map_err(open)?)
+            }
+            _ => return Err(bad_url("this kind of store is not supported".to_owned())),
+        };
+        Ok(ObjectSource::new(store, prefix, label))
+    }
+
+    /// Sets the limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: StoreLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The URL it was made from, without credentials.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Lists the prefix and returns its skills, fetching only the objects whose ETag changed
+    /// since the last load.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::List`] when the prefix cannot be listed. An object that cannot be fetched
+    /// is a problem of the result, not an error: its skill is left out and the others served.
+    pub async fn load(&self) -> Result<Loaded, StoreError> {
+        let listed: Vec<ObjectMeta> = self
+            .store
+            .list(Some(&self.prefix))
+            .try_collect()
+            .await
+            .map_err(|source| StoreError::List {
+                url: self.url.clone(),
+                source,
+            })?;
+        let mut problems = Vec::new();
+        let wanted = self.wanted(listed, &mut problems);
+        let previous = self
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let fetched: Vec<(String, Result<Fetched, String>)> = futures_util::stream::iter(wanted)
+            .map(|(key, meta)| {
+                let cached = previous.get(&key).cloned();
+                async move {
+                    let fetched = self.fetch(&meta, cached).await;
+                    (key, fetched)
+                }
+            })
+            .buffer_unordered(CONCURRENT_GETS)
+            .collect()
+            .await;
+        let (mut downloaded, mut reused) = (0, 0);
+        let mut cache = HashMap::with_capacity(fetched.len());
+        for (key, fetched) in fetched {
+            match fetched {
+                Ok(Fetched::Downloaded(object)) => {
+                    downloaded += 1;
+                    cache.insert(key, object);
+                }
+                Ok(Fetched::Reused(object)) => {
+                    reused += 1;
+                    cache.insert(key, object);
+                }
+                Err(problem) => problems.push(problem),
+            }
+        }
+        let files: Vec<(String, Arc<[u8]>)> = cache
+            .iter()
+            .map(|(key, object)| (key.clone(), Arc::clone(&object.bytes)))
+            .collect();
+        *self.cache.lock().unwrap_or_else(PoisonError::into_inner) = cache;
+        let (skills, refused) = from_files(files, Origin::ObjectStore);
+        problems.extend(refused.iter().map(|error| format!("{}: {error}", self.url)));
+        problems.sort();
+        Ok(Loaded {
+            skills,
+            problems,
+            downloaded,
+            reused,
+        })
+    }
+
+    /// The listed objects to hold, by key below the prefix: those in a skill folder, within the
+    /// limits; each one left out for a limit is reported.
+    fn wanted(
+        &self,
+        listed: Vec<ObjectMeta>,
+        problems: &mut Vec<String>,
+    ) -> Vec<(String, ObjectMeta)> {
+        let mut keyed: Vec<(String, ObjectMeta)> = listed
+            .into_iter()
+            .filter_map(|meta| Some((below(&self.prefix, &meta.location)?, meta)))
+            .filter(|(key, _)| {
+                !key.split('/')
+                    .any(|segment| NEVER_SERVED.contains(&segment))
+            })
+            .collect();
+        keyed.sort_by(|left, right| left.0.cmp(&right.0));
+        let skill_folders: HashSet<&str> = keyed
+            .iter()
+            .filter_map(|(key, _)| {
+                let (folder, name) = key.rsplit_once('/').unwrap_or(("", key));
+                SKILL_FILES.contains(&name).then_some(folder)
+            })
+            .collect();
+        let in_skill: Vec<bool> = keyed
+            .iter()
+            .map(|(key, _)| {
+                skill_folders.contains("")
+                    || key
+                        .match_indices('/')
+                        .any(|(end, _)| skill_folders.contains(&key[..end]))
+            })
+            .collect();
+        let mut total: u64 = 0;
+        let mut wanted = Vec::new();
+        let mut over = 0_usize;
+        for ((key, meta), in_skill) in keyed.into_iter().zip(in_skill) {
+            if !in_skill {
+                continue;
+            }
+            if meta.size > self.limits.max_file_bytes {
+                problems.push(format!(
+                    "{}: `{key}` is left out: {} bytes, over the per-object limit of {} bytes",
+                    self.url, meta.size, self.limits.max_file_bytes
+                ));
+                continue;
+            }
+            if wanted.len() >= self.limits.max_objects
+                || total.saturating_add(meta.size) > self.limits.max_total_bytes
+            {
+                over += 1;
+                continue;
+            }
+            total += meta.size;
+            wanted.push((key, meta));
+        }
+        if over > 0 {
+            problems.push(format!(
+                "{}: {over} object(s) are left out past the limits of {} objects and {} bytes \
+                 (the cache size); raise them or split the prefix",
+                self.url, self.limits.max_objects, self.limits.max_total_bytes
+            ));
+        }
+        wanted
+    }
+
+    /// The object's bytes: the cached ones when the listing shows the same ETag or the store
+    /// answers "not modified", else downloaded.
+    async fn fetch(&self, meta: &ObjectMeta, cached: Option<Cached>) -> Result<Fetched, String> {
+        if let Some(cached) = &cached
+            && cached.e_tag.is_some()
+            && cached.e_tag == meta.e_tag
+        {
+            return Ok(Fetched::Reused(cached.clone()));
+        }
+        let options = GetOptions {
+            if_none_match: cached.as_ref().and_then(|cached| cached.e_tag.clone()),
+            ..GetOptions::default()
+        };
+        let failed = |error: &dyn fmt::Display| {
+            format!(
+                "{}: `{}` is left out: it cannot be fetched ({error})",
+                self.url, meta.location
+            )
+        };
+        let result = match self.store.get_opts(&meta.location, options).await {
+            Ok(result) => result,
+            Err(object_store::Error::NotModified { .. }) => {
+                if let Some(cached) = cached {
+                    return Ok(Fetched::Reused(cached));
+                }
+                return Err(failed(
+                    &"the store answered \"not modified\" to a first fetch",
+                ));
+            }
+            Err(error) => return Err(failed(&error)),
+        };
+        let e_tag = result.meta.e_tag.clone();
+        let size = result.meta.size;
+        if size > self.limits.max_file_bytes {
+            return Err(failed(&format!(
+                "it grew to {size} bytes, over the per-object limit of {} bytes",
+                self.limits.max_file_bytes
+            )));
+        }
+        let bytes = result.bytes().await.map_err(|error| failed(&error))?;
+        Ok(Fetched::Downloaded(Cached {
+            e_tag,
+            bytes: Arc::from(&bytes[..]),
+        }))
+    }
+}
+
+/// `location` below `prefix`, `/`-separated; `None` for the prefix itself or a key outside it.
+fn below(prefix: &Path, location: &Path) -> Option<String> {
+    let parts: Vec<_> = location.prefix_match(prefix)?.collect();
+    if parts.is_empty() {
+        return None;
+    }
+    Some(
+        parts
+            .iter()
+            .map(|part| part.as_ref())
+            .collect::<Vec<&str>>()
+            .join("/"),
+    )
+}
+
+fn unknown_option(url: &str, key: &str, reason: &str) -> StoreError {
+    StoreError::Option {
+        url: url.to_owned(),
+        key: key.to_owned(),
+        reason: reason.to_owned(),
+    }
+}
+
+/// The URL without a user name, password or query (which may carry credentials).
+fn without_credentials(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            parsed.to_string()
+        }
+        Err(_) => url
+            .split(['?', '#'])
+            .next()
+            .unwrap_or_default()
+            .rsplit('@')
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+    }
+}
+
+/// Makes ring the process's TLS crypto provider (once; one already installed is kept).
+fn install_crypto() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}

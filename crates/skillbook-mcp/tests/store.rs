@@ -1,0 +1,224 @@
+//! Skills from an object-store prefix: the disk rules, the ETag cache, the limits and the URL
+//! forms, over the `object_store` crate's in-memory and local-file stores.
+#![cfg(feature = "object-store")]
+#![allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
+
+use std::sync::Arc;
+
+use object_store::memory::InMemory;
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use skillbook::sources::Origin;
+use skillbook_mcp::store::{ObjectSource, StoreError, StoreLimits};
+
+fn skill_md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nBody.\n")
+}
+
+async fn put(store: &InMemory, key: &str, text: &str) {
+    store
+        .put(&Path::from(key), PutPayload::from(text.as_bytes().to_vec()))
+        .await
+        .unwrap();
+}
+
+/// A bucket with two skills below `acme/skills`, and objects that are not skills' files.
+async fn bucket() -> Arc<InMemory> {
+    let store = Arc::new(InMemory::new());
+    put(
+        &store,
+        "acme/skills/pdf/SKILL.md",
+        &skill_md("pdf", "Fill PDF forms."),
+    )
+    .await;
+    put(&store, "acme/skills/pdf/refs/forms.md", "# Forms\n").await;
+    put(&store, "acme/skills/pdf/.git/config", "[core]\n").await;
+    put(
+        &store,
+        "acme/skills/team/notes/SKILL.md",
+        "# notes\n\nTake notes.\n",
+    )
+    .await;
+    put(&store, "acme/skills/README.md", "Not a skill.\n").await;
+    put(
+        &store,
+        "other/skills/secret/SKILL.md",
+        &skill_md("secret", "Not ours."),
+    )
+    .await;
+    store
+}
+
+fn source(store: &Arc<InMemory>) -> ObjectSource {
+    let store: Arc<dyn ObjectStore> = store.clone();
+    ObjectSource::new(store, Path::from("acme/skills"), "memory:///acme/skills")
+}
+
+#[tokio::test]
+async fn a_prefix_holds_skills_by_the_disk_rules() {
+    let store = bucket().await;
+    let loaded = source(&store).load().await.unwrap();
+    let names: Vec<&str> = loaded
+        .skills
+        .iter()
+        .map(|skill| skill.name().as_str())
+        .collect();
+    assert_eq!(names, ["pdf", "notes"]);
+    let pdf = &loaded.skills[0];
+    assert_eq!(pdf.origin(), Origin::ObjectStore);
+    assert_eq!(pdf.description(), "Fill PDF forms.");
+    let files: Vec<&str> = pdf.files().map(|(path, _)| path).collect();
+    // `.git` is never fetched; nothing outside the prefix is seen.
+    assert_eq!(files, ["refs/forms.md"]);
+    assert_eq!(pdf.file("refs/forms.md"), Some(&b"# Forms\n"[..]));
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    // The README outside every skill and `.git` were not downloaded.
+    assert_eq!(loaded.downloaded, 3);
+}
+
+#[tokio::test]
+async fn a_warm_load_downloads_only_what_changed() {
+    let store = bucket().await;
+    let source = source(&store);
+    source.load().await.unwrap();
+    let warm = source.load().await.unwrap();
+    assert_eq!((warm.downloaded, warm.reused), (0, 3));
+
+    put(
+        &store,
+        "acme/skills/pdf/SKILL.md",
+        &skill_md("pdf", "Fill and sign PDF forms."),
+    )
+    .await;
+    let edited = source.load().await.unwrap();
+    assert_eq!((edited.downloaded, edited.reused), (1, 2));
+    assert_eq!(edited.skills[0].description(), "Fill and sign PDF forms.");
+
+    store
+        .delete(&Path::from("acme/skills/team/notes/SKILL.md"))
+        .await
+        .unwrap();
+    put(
+        &store,
+        "acme/skills/csv/SKILL.md",
+        &skill_md("csv", "Clean CSV files."),
+    )
+    .await;
+    let changed = source.load().await.unwrap();
+    let names: Vec<&str> = changed
+        .skills
+        .iter()
+        .map(|skill| skill.name().as_str())
+        .collect();
+    assert_eq!(names, ["csv", "pdf"]);
+    assert_eq!((changed.downloaded, changed.reused), (1, 2));
+}
+
+#[tokio::test]
+async fn objects_over_the_limits_are_left_out_and_reported() {
+    let store = bucket().await;
+    put(&store, "acme/skills/pdf/refs/huge.bin", &"x".repeat(4096)).await;
+    let mut limits = StoreLimits::default();
+    limits.max_file_bytes = 1024;
+    let loaded = source(&store).with_limits(limits).load().await.unwrap();
+    assert_eq!(loaded.skills.len(), 2);
+    assert!(loaded.skills[0].file("refs/huge.bin").is_none());
+    assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
+    assert!(
+        loaded.problems[0].contains("`pdf/refs/huge.bin` is left out: 4096 bytes"),
+        "{}",
+        loaded.problems[0]
+    );
+
+    // The cache size: what does not fit is left out and counted.
+    let mut small = StoreLimits::default();
+    small.max_total_bytes = 80;
+    let loaded = source(&store).with_limits(small).load().await.unwrap();
+    assert!(loaded.skills.len() < 2);
+    assert!(
+        loaded
+            .problems
+            .iter()
+            .any(|problem| problem.contains("past the limits")),
+        "{:?}",
+        loaded.problems
+    );
+}
+
+#[tokio::test]
+async fn a_skill_without_a_usable_name_is_reported_and_the_others_served() {
+    let store = bucket().await;
+    put(
+        &store,
+        "acme/skills/broken/SKILL.md",
+        "---\nname: a\u{7}b\n---\n",
+    )
+    .await;
+    let loaded = source(&store).load().await.unwrap();
+    let names: Vec<&str> = loaded
+        .skills
+        .iter()
+        .map(|skill| skill.name().as_str())
+        .collect();
+    assert_eq!(names, ["pdf", "notes"]);
+    assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
+    assert!(
+        loaded.problems[0].contains("the skill in `broken` is left out"),
+        "{}",
+        loaded.problems[0]
+    );
+}
+
+#[tokio::test]
+async fn a_file_url_serves_a_local_folder() {
+    let directory = tempfile::tempdir().unwrap();
+    let skill = directory.path().join("skills/pdf");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(skill.join("SKILL.md"), skill_md("pdf", "Fill PDF forms.")).unwrap();
+    let url = format!("file://{}/skills", directory.path().display());
+    let source = ObjectSource::from_url(&url, []).unwrap();
+    let loaded = source.load().await.unwrap();
+    assert_eq!(loaded.skills.len(), 1);
+    assert_eq!(loaded.skills[0].name().as_str(), "pdf");
+    let warm = source.load().await.unwrap();
+    assert_eq!((warm.downloaded, warm.reused), (0, 1));
+}
+
+#[test]
+fn bad_urls_and_options_say_what_to_use_and_never_show_credentials() {
+    let error = ObjectSource::from_url("ftp://host/skills", []).unwrap_err();
+    assert!(matches!(error, StoreError::Url { .. }), "{error}");
+    assert!(error.to_string().contains("s3://BUCKET/PREFIX"), "{error}");
+
+    let error =
+        ObjectSource::from_url("s3://bucket/skills", [("aws_no_such_key", "hunter2")]).unwrap_err();
+    assert!(matches!(error, StoreError::Option { .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("aws_no_such_key"), "{message}");
+    assert!(!message.contains("hunter2"), "{message}");
+
+    let source = ObjectSource::from_url(
+        "s3://user:hunter2@bucket/skills?token=hunter2",
+        [
+            ("aws_region", "eu-west-1"),
+            ("aws_access_key_id", "key"),
+            ("aws_secret_access_key", "hunter2"),
+        ],
+    )
+    .unwrap();
+    assert!(!source.url().contains("hunter2"), "{}", source.url());
+    assert!(!format!("{source:?}").contains("hunter2"));
+}
+
+#[tokio::test]
+async fn a_missing_local_prefix_has_no_skills() {
+    let directory = tempfile::tempdir().unwrap();
+    let url = format!("file://{}/missing", directory.path().display());
+    let loaded = ObjectSource::from_url(&url, [])
+        .unwrap()
+        .load()
+        .await
+        .unwrap();
+    assert!(loaded.skills.is_empty());
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+}
