@@ -12,6 +12,7 @@ use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
 use skillbook::runtime::{ResolvedScope, SEARCH_SKILLS, Scope, ScopedSkill, search_schema};
 use skillbook::search::SearchIndex;
+use skillbook::sources::ProvidedSkill;
 use skillbook::{Catalog, CatalogEntry, Discovered, SkillReader, read};
 use tokio::sync::Semaphore;
 
@@ -159,7 +160,7 @@ impl ServerBuilder {
     ///
     /// As [`ServerBuilder::build`].
     pub fn build_from(&self, found: Arc<Discovered>) -> Result<SkillServer, Error> {
-        let resolved = self.scope.resolve_found(found)?;
+        let resolved = self.scope.resolve_found(Arc::clone(&found))?;
         for diagnostic in &resolved.diagnostics {
             tracing::warn!("{diagnostic}");
         }
@@ -168,6 +169,10 @@ impl ServerBuilder {
         Ok(SkillServer {
             shared: Arc::new(Shared {
                 current: RwLock::new(Arc::new(state)),
+                inputs: Mutex::new(Inputs {
+                    found,
+                    sourced: Vec::new(),
+                }),
                 builder: self.clone(),
                 digests,
                 work: Arc::new(Semaphore::new(self.concurrency)),
@@ -191,10 +196,23 @@ pub struct SkillServer {
     notifies: bool,
 }
 
+/// What a server's state is built from.
+#[derive(Debug)]
+struct Inputs {
+    /// The scope's last discovery.
+    found: Arc<Discovered>,
+    /// Skills from sources loaded apart from the scope (an object store), served after the
+    /// scope's own ([`SkillServer::reload_sourced`]).
+    sourced: Vec<ProvidedSkill>,
+}
+
 /// The state in use, replaced whole by [`SkillServer::reload`].
 #[derive(Debug)]
 struct Shared {
     current: RwLock<Arc<State>>,
+    /// What the current state was built from; held for a whole reload, so that reloads (a
+    /// watcher's, a poll's) apply one at a time and none undoes another.
+    inputs: Mutex<Inputs>,
     builder: ServerBuilder,
     /// Digests by file version, kept across reloads: an unchanged file is never hashed twice.
     digests: Arc<Digests>,
@@ -263,8 +281,50 @@ impl SkillServer {
     ///
     /// As [`ServerBuilder::build`]; the server keeps serving the previous skills then.
     pub fn reload(&self, found: Arc<Discovered>) -> Result<bool, Error> {
+        self.rebuild(Some(found), None)
+    }
+
+    /// Serves `skills` in place of the skills of the last call, after the scope's own, from now
+    /// on: skills loaded from a source the scope does not hold (an object store, polled). The
+    /// scope's discovered skills stay those of the last discovery.
+    ///
+    /// Returns whether the tool list changed, as [`SkillServer::reload`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerBuilder::build`] (a name taken by a different skill, …); the server keeps
+    /// serving the previous skills then.
+    pub fn reload_sourced(&self, skills: Vec<ProvidedSkill>) -> Result<bool, Error> {
+        self.rebuild(None, Some(skills))
+    }
+
+    /// Builds and serves the state for a new discovery or new sourced skills (the other kept).
+    fn rebuild(
+        &self,
+        found: Option<Arc<Discovered>>,
+        sourced: Option<Vec<ProvidedSkill>>,
+    ) -> Result<bool, Error> {
+        let mut inputs = self
+            .shared
+            .inputs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let found = found.unwrap_or_else(|| Arc::clone(&inputs.found));
         let builder = &self.shared.builder;
-        let resolved = builder.scope.resolve_found(found)?;
+        let extra = sourced.as_ref().unwrap_or(&inputs.sourced);
+        let resolved = if extra.is_empty() {
+            builder.scope.resolve_found(Arc::clone(&found))?
+        } else {
+            builder
+                .scope
+                .clone()
+                .with_provided(extra.iter().cloned())
+                .resolve_found(Arc::clone(&found))?
+        };
+        inputs.found = found;
+        if let Some(sourced) = sourced {
+            inputs.sourced = sourced;
+        }
         let state = Arc::new(State::new(
             resolved,
             builder,

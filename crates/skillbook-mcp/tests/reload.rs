@@ -146,3 +146,42 @@ async fn search_comes_and_goes_with_the_catalog_tier_and_says_so() {
     assert_eq!(tool_names(&client).await, ["read_file"]);
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn sourced_skills_are_served_after_the_scope_and_outlive_a_rediscovery() {
+    let tree = Tree::standard();
+    let server = tree.builder().build().unwrap();
+    let discovered = server.skill_names();
+    let stored = skillbook::sources::ProvidedSkill::parse(
+        "---\nname: from-store\ndescription: Held in a bucket.\n---\nBody.\n",
+    )
+    .unwrap();
+    server.reload_sourced(vec![stored.clone()]).unwrap();
+    let mut expected = discovered.clone();
+    expected.push("from-store".to_owned());
+    expected.sort();
+    assert_eq!(server.skill_names(), expected);
+
+    // A new discovery (a watcher's reload) keeps the sourced skills.
+    tree.write(
+        "csv/SKILL.md",
+        "---\nname: csv\ndescription: Clean CSV.\n---\n",
+    );
+    server.reload(std::sync::Arc::new(tree.discover())).unwrap();
+    let names = server.skill_names();
+    assert!(names.contains(&"csv".to_owned()), "{names:?}");
+    assert!(names.contains(&"from-store".to_owned()), "{names:?}");
+
+    // A sourced skill that takes a discovered skill's name with other content is refused, and
+    // the server keeps what it served.
+    let clash = skillbook::sources::ProvidedSkill::parse(
+        "---\nname: pdf\ndescription: Another pdf.\n---\n",
+    )
+    .unwrap();
+    assert!(server.reload_sourced(vec![clash]).is_err());
+    assert_eq!(server.skill_names(), names);
+
+    // The next skills replace the last ones.
+    server.reload_sourced(Vec::new()).unwrap();
+    assert!(!server.skill_names().contains(&"from-store".to_owned()));
+}

@@ -249,7 +249,11 @@ fn a_set_of_files_keeps_what_it_can_and_reports_the_rest() {
     );
     let names: Vec<&str> = skills.iter().map(|skill| skill.name().as_str()).collect();
     assert_eq!(names, ["notes", "pdf"]);
-    assert!(skills.iter().all(|skill| skill.origin() == Origin::ObjectStore));
+    assert!(
+        skills
+            .iter()
+            .all(|skill| skill.origin() == Origin::ObjectStore)
+    );
     let pdf_files: Vec<&str> = skills[1].files().map(|(path, _)| path).collect();
     assert_eq!(pdf_files, ["refs/forms.md"]);
     let messages: Vec<String> = refused.iter().map(ToString::to_string).collect();
