@@ -22,5 +22,7 @@ export SKILLS_REF_BIN="$PWD/.venv/bin/agentskills"
 export MCP_PYTHON="$PWD/.venv/bin/python"
 
 cargo test --workspace --locked "$@"
-# Object-store sources are a cargo feature the default build leaves out.
-cargo test -p skillbook-mcp --features object-store --locked --test store "$@"
+# Object-store sources are a cargo feature the default build leaves out: their tests (an S3
+# server, moto, on loopback; see crates/skillbook-cli/tests/serve.rs) run with it on.
+cargo test -p skillbook-mcp --features object-store --locked --test store
+cargo test -p skillbook-cli --features object-store --locked --test serve --bin skillbook store

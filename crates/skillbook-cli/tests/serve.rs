@@ -960,11 +960,15 @@ fn check_config_reports_the_tenants_or_what_is_wrong() {
     ]);
     assert!(output.status.success(), "{output:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let root = fixture.path().display().to_string();
+    let source = |name: &str| json!({"source": format!("{root}/{name}"), "reachable": true});
     assert_eq!(
         report,
         json!({"config": config, "listen": "127.0.0.1:8931", "tenants": [
-            {"name": "alpha", "skills": ["pdf", "xlsx"], "tokens": 1, "anonymous": false},
-            {"name": "beta", "skills": ["memo", "zipped"], "tokens": 1, "anonymous": false},
+            {"name": "alpha", "skills": ["pdf", "xlsx"], "tokens": 1, "anonymous": false,
+             "sources": [source("alpha")]},
+            {"name": "beta", "skills": ["memo", "zipped"], "tokens": 1, "anonymous": false,
+             "sources": [source("beta"), source("beta.zip")]},
         ]})
     );
     let text = skillbook(&[
@@ -979,7 +983,9 @@ fn check_config_reports_the_tenants_or_what_is_wrong() {
         String::from_utf8(text.stdout).unwrap(),
         format!(
             "{config}: the configuration is valid\nlisten: 0.0.0.0:9000\n\
-             tenant alpha: 2 skills (pdf, xlsx); 1 token\ntenant beta: 2 skills (memo, zipped); 1 token\n"
+             tenant alpha: 2 skills (pdf, xlsx); 1 token\n  source {root}/alpha: reachable\n\
+             tenant beta: 2 skills (memo, zipped); 1 token\n  source {root}/beta: reachable\n  \
+             source {root}/beta.zip: reachable\n"
         )
     );
 
@@ -1042,4 +1048,250 @@ fn token_prints_a_new_token_and_the_line_with_its_digest() {
         json["config_line"],
         format!("tokens = [\"{}\"]", TokenDigest::of(token))
     );
+}
+
+/// Tenants whose skills live in an S3 bucket: a real S3-compatible server (`moto_server`, from
+/// the test virtual environment) on a loopback port, skills uploaded with boto3 and read with
+/// the MCP Python SDK.
+#[cfg(feature = "object-store")]
+mod store {
+    use super::*;
+
+    /// A `moto_server` on a free loopback port; killed when dropped.
+    struct Moto {
+        child: Child,
+        endpoint: String,
+    }
+
+    impl Moto {
+        fn start() -> Moto {
+            let python = python("boto3, moto, mcp");
+            let server = python.with_file_name("moto_server");
+            assert!(server.exists(), "no {}", server.display());
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let child = Command::new(&server)
+                .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let moto = Moto {
+                child,
+                endpoint: format!("http://127.0.0.1:{port}"),
+            };
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while TcpStream::connect(("127.0.0.1", port)).is_err() {
+                assert!(Instant::now() < deadline, "moto_server did not start");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            moto
+        }
+
+        /// Runs `store_client.py s3 ENDPOINT arguments…`.
+        fn s3(&self, arguments: &[&str]) {
+            let output = client(&["s3", &self.endpoint])
+                .args(arguments)
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "s3 {arguments:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+
+        /// A configuration with one tenant, `alpha`, over `sources`, polled every second.
+        fn config(&self, fixture: &Fixture, sources: &[&str], extra: &str) -> PathBuf {
+            let sources: Vec<String> = sources
+                .iter()
+                .map(|source| format!("\"{source}\""))
+                .collect();
+            fixture.write(
+                "store.toml",
+                &format!(
+                    "[server]\npoll_seconds = 1\npage_size = 1\n{extra}\n\n\
+                     [[tenant]]\nname = \"alpha\"\nsources = [{}]\ntokens = [\"{}\"]\n\n\
+                     [tenant.store_options]\naws_endpoint = \"{}\"\naws_allow_http = \"true\"\n\
+                     aws_region = \"us-east-1\"\naws_access_key_id = \"test\"\n\
+                     aws_secret_access_key = \"test-secret-never-shown\"\n",
+                    sources.join(", "),
+                    TokenDigest::of(ALPHA),
+                    self.endpoint
+                ),
+            );
+            fixture.path().join("store.toml")
+        }
+    }
+
+    impl Drop for Moto {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    /// `store_client.py arguments…` under the test Python.
+    fn client(arguments: &[&str]) -> Command {
+        let python = python("boto3, mcp, httpx2");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/store_client.py");
+        let mut command = Command::new(python);
+        command.arg(script).args(arguments);
+        command
+    }
+
+    /// What the MCP Python SDK reads from `server` as `alpha`: the catalog and every resource.
+    fn read(server: &Server) -> Value {
+        let output = client(&["read", &server.url(), ALPHA]).output().unwrap();
+        assert!(
+            output.status.success(),
+            "the MCP client failed: {}\nserver:\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            server.stderr()
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+
+    fn skill_md(name: &str, description: &str) -> String {
+        format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps.\n")
+    }
+
+    /// A bucket `skills` with `pdf` (and a reference) and `xlsx` below `acme/skills`, and a
+    /// skill outside the prefix.
+    fn bucket(moto: &Moto) {
+        moto.s3(&["create", "skills"]);
+        moto.s3(&[
+            "put",
+            "skills",
+            "acme/skills/pdf/SKILL.md",
+            &skill_md("pdf", "Fill PDF forms."),
+        ]);
+        moto.s3(&[
+            "put",
+            "skills",
+            "acme/skills/pdf/refs/guide.md",
+            "one\ntwo\n",
+        ]);
+        moto.s3(&[
+            "put",
+            "skills",
+            "acme/skills/xlsx/SKILL.md",
+            &skill_md("xlsx", "Edit spreadsheets."),
+        ]);
+        moto.s3(&[
+            "put",
+            "skills",
+            "other/secret/SKILL.md",
+            &skill_md("secret", "Not acme's."),
+        ]);
+    }
+
+    #[test]
+    fn skills_in_a_bucket_are_served_alike_by_replicas_and_changes_are_polled() {
+        let moto = Moto::start();
+        bucket(&moto);
+        let fixture = Fixture::new("");
+        let config = moto.config(&fixture, &["s3://skills/acme/skills"], "sessions = true");
+        let first = Server::start(&config, &[]);
+        let second = Server::start(&config, &[]);
+
+        let seen = read(&first);
+        let uris: Vec<&String> = seen["resources"].as_object().unwrap().keys().collect();
+        assert_eq!(
+            uris,
+            [
+                "skill://pdf/SKILL.md",
+                "skill://pdf/refs/guide.md",
+                "skill://xlsx/SKILL.md"
+            ]
+        );
+        assert_eq!(seen["resources"]["skill://pdf/refs/guide.md"], "one\ntwo\n");
+        let catalog = seen["catalog"].as_str().unwrap();
+        assert!(catalog.contains("Fill PDF forms."), "{catalog}");
+        assert!(!catalog.contains("secret"), "{catalog}");
+        // Two replicas over the same prefix answer alike.
+        assert_eq!(read(&second), seen);
+
+        // An edit in the bucket is found by the next poll, and clients in a session are told.
+        let session = open_session(&first.address);
+        let events = event_stream(&first.address, &session);
+        std::thread::sleep(Duration::from_millis(300));
+        moto.s3(&[
+            "put",
+            "skills",
+            "acme/skills/pdf/SKILL.md",
+            &skill_md("pdf", "Fill and sign PDF forms."),
+        ]);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let announced = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match events.recv_timeout(left) {
+                Ok(data) if data.contains("notifications/resources/list_changed") => break true,
+                Ok(_) => {}
+                Err(_) => break false,
+            }
+        };
+        assert!(announced, "no list_changed\n{}", first.stderr());
+        let edited = read(&first);
+        assert!(
+            edited["resources"]["skill://pdf/SKILL.md"]
+                .as_str()
+                .unwrap()
+                .contains("Fill and sign PDF forms."),
+            "{edited}"
+        );
+        // A skill removed from the bucket is no longer served.
+        moto.s3(&["delete", "skills", "acme/skills/xlsx/SKILL.md"]);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let now = read(&second);
+            if now["resources"].get("skill://xlsx/SKILL.md").is_none() {
+                assert_eq!(now, read(&first));
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "xlsx still served\n{}",
+                second.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        for server in [&first, &second] {
+            assert!(!server.stderr().contains("test-secret-never-shown"));
+        }
+    }
+
+    #[test]
+    fn check_config_says_whether_each_store_can_be_reached() {
+        let moto = Moto::start();
+        bucket(&moto);
+        let fixture = Fixture::new("");
+        let config = moto.config(
+            &fixture,
+            &["s3://skills/acme/skills", "s3://no-such-bucket/skills"],
+            "",
+        );
+        let config = config.display().to_string();
+        let output = skillbook(&[
+            "--format",
+            "json",
+            "serve",
+            "--config",
+            &config,
+            "--check-config",
+        ]);
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let sources = &report["tenants"][0]["sources"];
+        assert_eq!(sources[0]["source"], "s3://skills/acme/skills");
+        assert_eq!(sources[0]["reachable"], true);
+        assert_eq!(sources[0]["skills"], 2);
+        assert_eq!(sources[1]["source"], "s3://no-such-bucket/skills");
+        assert_eq!(sources[1]["reachable"], false);
+        let said = String::from_utf8_lossy(&output.stdout);
+        assert!(!said.contains("test-secret-never-shown"), "{said}");
+    }
 }

@@ -6,6 +6,8 @@
 //! listens — and logs go to stderr. SIGTERM or SIGINT stops it gracefully.
 
 mod config;
+#[cfg(feature = "object-store")]
+mod stores;
 
 use std::io::Write;
 
@@ -26,6 +28,19 @@ struct TenantReport {
     skills: Vec<String>,
     tokens: usize,
     anonymous: bool,
+    sources: Vec<SourceReport>,
+}
+
+/// One source of a tenant as `--check-config` reports it: whether it can be reached, and
+/// (for an object store, listed once) how many skills it holds and what it leaves out.
+#[derive(Debug, Serialize)]
+pub(crate) struct SourceReport {
+    source: String,
+    reachable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skills: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    problems: Vec<String>,
 }
 
 /// What `--check-config` prints.
@@ -42,6 +57,13 @@ struct Built {
     endpoint: Endpoint,
     tenants: Vec<TenantReport>,
     watchers: Vec<SkillWatcher>,
+    /// Each tenant's object-store sources, with its server and what they hold now.
+    #[cfg(feature = "object-store")]
+    pollers: Vec<(
+        stores::TenantStores,
+        skillbook_mcp::SkillServer,
+        stores::Snapshot,
+    )>,
 }
 
 pub(crate) fn run(format: Format, args: &ServeArgs) -> anyhow::Result<Outcome> {
@@ -56,18 +78,34 @@ pub(crate) fn run(format: Format, args: &ServeArgs) -> anyhow::Result<Outcome> {
         .context("cannot start the async runtime")?;
     // Watchers started now tell the sessions of changes through this runtime.
     let entered = runtime.enter();
-    let built = match build(&config, config.watch && !args.check_config) {
+    let built = match build(
+        &config,
+        config.watch && !args.check_config,
+        args.check_config,
+    ) {
         Ok(built) => built,
         Err(message) => return invalid(&format!("{}: {message}", args.config.display())),
     };
     if args.check_config {
+        let reachable = built
+            .tenants
+            .iter()
+            .all(|tenant| tenant.sources.iter().all(|source| source.reachable));
         let summary = CheckReport {
             config: args.config.display().to_string(),
             listen: config.listen.to_string(),
             tenants: built.tenants,
         };
         report(format, &summary)?;
-        return Ok(Outcome::Success);
+        return Ok(if reachable {
+            Outcome::Success
+        } else {
+            Outcome::Failure
+        });
+    }
+    #[cfg(feature = "object-store")]
+    for (stores, server, served) in built.pollers {
+        runtime.spawn(stores.poll(server, config.poll, served));
     }
     let tenants = built.tenants.len();
     let served = runtime.block_on(listen(format, &config, built.endpoint, tenants));
@@ -78,11 +116,14 @@ pub(crate) fn run(format: Format, args: &ServeArgs) -> anyhow::Result<Outcome> {
     served
 }
 
-/// Discovers every tenant's skills and builds the endpoint.
-fn build(config: &Config, watch: bool) -> Result<Built, String> {
+/// Discovers every tenant's skills, loads its object-store sources (only lists each once when
+/// `check`ing) and builds the endpoint.
+fn build(config: &Config, watch: bool, check: bool) -> Result<Built, String> {
     let mut endpoint = config.endpoint.clone();
     let mut tenants = Vec::new();
     let mut watchers = Vec::new();
+    #[cfg(feature = "object-store")]
+    let mut pollers = Vec::new();
     for tenant in &config.tenants {
         let builder = tenant.server(config.skills)?;
         let server = match watch {
@@ -93,11 +134,40 @@ fn build(config: &Config, watch: bool) -> Result<Built, String> {
             false => builder.build(),
         }
         .map_err(|error| format!("tenant `{}`: {error}", tenant.name))?;
+        #[cfg_attr(not(feature = "object-store"), allow(unused_mut))]
+        let mut sources: Vec<SourceReport> = tenant
+            .directories
+            .iter()
+            .chain(&tenant.archives)
+            .map(|path| SourceReport {
+                source: path.display().to_string(),
+                reachable: true,
+                skills: None,
+                problems: Vec::new(),
+            })
+            .collect();
+        #[cfg(feature = "object-store")]
+        if let Some(stores) = stores::TenantStores::open(tenant, config.store_cache_bytes)? {
+            let runtime = tokio::runtime::Handle::current();
+            if check {
+                sources.extend(runtime.block_on(stores.check()));
+            } else {
+                let served = runtime.block_on(stores.load())?;
+                stores.log_problems(&served.problems);
+                server
+                    .reload_sourced(served.skills.clone())
+                    .map_err(|error| format!("tenant `{}`: {error}", tenant.name))?;
+                pollers.push((stores, server.clone(), served));
+            }
+        }
+        #[cfg(not(feature = "object-store"))]
+        let _ = check;
         tenants.push(TenantReport {
             name: tenant.name.clone(),
             skills: server.skill_names(),
             tokens: tenant.tokens.len(),
             anonymous: tenant.anonymous,
+            sources,
         });
         endpoint.tenant(tenant.tenant(server));
     }
@@ -106,6 +176,8 @@ fn build(config: &Config, watch: bool) -> Result<Built, String> {
         endpoint,
         tenants,
         watchers,
+        #[cfg(feature = "object-store")]
+        pollers,
     })
 }
 
@@ -178,6 +250,22 @@ fn report(format: Format, report: &CheckReport) -> anyhow::Result<()> {
             "tenant {}: {skills} ({names}); {access}",
             output::printable(&tenant.name)
         )?;
+        for source in &tenant.sources {
+            let state = match (source.reachable, source.skills) {
+                (false, _) => "unreachable".to_owned(),
+                (true, Some(1)) => "reachable, 1 skill".to_owned(),
+                (true, Some(count)) => format!("reachable, {count} skills"),
+                (true, None) => "reachable".to_owned(),
+            };
+            writeln!(
+                stdout,
+                "  source {}: {state}",
+                output::printable(&source.source)
+            )?;
+            for problem in &source.problems {
+                writeln!(stdout, "    {}", output::printable(problem))?;
+            }
+        }
     }
     Ok(())
 }

@@ -13,7 +13,9 @@
 //! ```
 //!
 //! Relative source paths resolve against the directory that holds the file. A source is a
-//! directory of skill folders or a zip archive of them.
+//! directory of skill folders, a zip archive of them, or (in a build with the `object-store`
+//! feature) an object-store prefix such as `s3://bucket/acme/skills`, polled for changes every
+//! `poll_seconds` (default 30), with the store's settings in `[tenant.store_options]`.
 
 use std::fs;
 use std::net::SocketAddr;
@@ -59,6 +61,8 @@ struct ServerSection {
     instructions_budget: Option<usize>,
     page_size: Option<usize>,
     watch: Option<bool>,
+    poll_seconds: Option<u64>,
+    store_cache_bytes: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -71,6 +75,8 @@ struct TenantSection {
     tokens: Vec<String>,
     #[serde(default)]
     anonymous: bool,
+    #[serde(default)]
+    store_options: std::collections::BTreeMap<String, String>,
 }
 
 /// A checked configuration: what to listen on and how, and each tenant's settings.
@@ -87,6 +93,12 @@ pub(crate) struct Config {
     pub(crate) max_connections: usize,
     /// Whether each tenant's sources are watched and served again after a change.
     pub(crate) watch: bool,
+    /// How often object-store sources are listed again.
+    #[cfg_attr(not(feature = "object-store"), allow(dead_code))]
+    pub(crate) poll: Duration,
+    /// The most bytes one object-store source holds (its cache).
+    #[cfg_attr(not(feature = "object-store"), allow(dead_code))]
+    pub(crate) store_cache_bytes: u64,
     pub(crate) skills: SkillSettings,
     pub(crate) tenants: Vec<TenantConfig>,
 }
@@ -106,6 +118,12 @@ pub(crate) struct TenantConfig {
     pub(crate) name: String,
     pub(crate) directories: Vec<PathBuf>,
     pub(crate) archives: Vec<PathBuf>,
+    /// Object-store prefixes (URLs).
+    #[cfg_attr(not(feature = "object-store"), allow(dead_code))]
+    pub(crate) stores: Vec<String>,
+    /// The object stores' settings (never logged: they may hold credentials).
+    #[cfg_attr(not(feature = "object-store"), allow(dead_code))]
+    pub(crate) store_options: Vec<(String, String)>,
     pub(crate) tokens: Vec<TokenDigest>,
     pub(crate) anonymous: bool,
     /// The directory the file lies in: the tenant's workspace.
@@ -191,6 +209,8 @@ impl Config {
             write_stall: Duration::from_secs(server.write_stall_seconds.unwrap_or(30).max(1)),
             max_connections: server.max_connections.unwrap_or(1024),
             watch: server.watch.unwrap_or(false),
+            poll: Duration::from_secs(server.poll_seconds.unwrap_or(30).max(1)),
+            store_cache_bytes: server.store_cache_bytes.unwrap_or(256 * 1024 * 1024),
             skills: SkillSettings {
                 instructions_budget: match server.instructions_budget {
                     None => Some(DEFAULT_INSTRUCTIONS_BUDGET),
@@ -219,8 +239,19 @@ impl TenantSection {
                     .map_err(|error| format!("tenant `{name}`: {error}"))
             })
             .collect::<Result<_, _>>()?;
-        let (mut directories, mut archives) = (Vec::new(), Vec::new());
+        let (mut directories, mut archives, mut stores) = (Vec::new(), Vec::new(), Vec::new());
         for source in self.sources {
+            if let Some(url) = source.to_str().filter(|text| is_store_url(text)) {
+                if !cfg!(feature = "object-store") {
+                    return Err(format!(
+                        "tenant `{name}`: the source `{url}` is an object-store prefix, which \
+                         this build of skillbook cannot read; build it with `cargo build \
+                         --release --features object-store`"
+                    ));
+                }
+                stores.push(url.to_owned());
+                continue;
+            }
             let path = base.join(&source);
             match fs::metadata(&path) {
                 Ok(metadata) if metadata.is_dir() => directories.push(path),
@@ -229,7 +260,8 @@ impl TenantSection {
                     return Err(format!(
                         "tenant `{name}`: the source `{}` cannot be read ({error}); a source is \
                          a directory of skill folders or a zip archive of them, relative to the \
-                         configuration file's directory",
+                         configuration file's directory, or an object-store prefix \
+                         (s3://, gs://, az://, file://)",
                         source.display()
                     ));
                 }
@@ -239,11 +271,25 @@ impl TenantSection {
             name,
             directories,
             archives,
+            stores,
+            store_options: self.store_options.into_iter().collect(),
             tokens,
             anonymous: self.anonymous,
             base: base.to_owned(),
         })
     }
+}
+
+/// Whether a source names an object-store prefix rather than a path: `scheme://…`, with a
+/// scheme of letters, digits, `+`, `-` or `.` (a Windows drive letter is not one).
+fn is_store_url(source: &str) -> bool {
+    source.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.len() > 1
+            && scheme.starts_with(|character: char| character.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|character| character.is_ascii_alphanumeric() || "+-.".contains(character))
+    })
 }
 
 impl TenantConfig {
@@ -343,5 +389,36 @@ mod tests {
             let message = load(text).unwrap_err();
             assert!(message.contains(expected), "{text:?}: {message}");
         }
+    }
+
+    #[test]
+    fn object_store_prefixes_are_sources_of_their_own() {
+        let text = format!(
+            "[server]\npoll_seconds = 5\n[[tenant]]\nname = \"acme\"\n\
+             sources = [\"skills/acme\", \"s3://bucket/acme/skills\"]\ntokens = [\"{DIGEST}\"]\n\
+             [tenant.store_options]\naws_region = \"eu-west-1\"\n"
+        );
+        if cfg!(feature = "object-store") {
+            let config = load(&text).unwrap();
+            let tenant = &config.tenants[0];
+            assert_eq!(tenant.stores, ["s3://bucket/acme/skills"]);
+            assert_eq!(tenant.directories.len(), 1);
+            assert_eq!(
+                tenant.store_options,
+                [("aws_region".to_owned(), "eu-west-1".to_owned())]
+            );
+            assert_eq!(config.poll, Duration::from_secs(5));
+        } else {
+            let message = load(&text).unwrap_err();
+            assert!(
+                message.contains("`s3://bucket/acme/skills` is an object-store prefix")
+                    && message.contains("--features object-store"),
+                "{message}"
+            );
+        }
+        // A Windows drive letter is a path, not a scheme.
+        assert!(!is_store_url("C://skills"));
+        assert!(is_store_url("gs://bucket/skills"));
+        assert!(is_store_url("file:///srv/skills"));
     }
 }
