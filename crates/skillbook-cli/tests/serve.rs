@@ -1163,31 +1163,34 @@ mod store {
     /// skill outside the prefix.
     fn bucket(moto: &Moto) {
         moto.s3(&["create", "skills"]);
-        moto.s3(&[
-            "put",
-            "skills",
-            "acme/skills/pdf/SKILL.md",
-            &skill_md("pdf", "Fill PDF forms."),
-        ]);
-        moto.s3(&[
-            "put",
-            "skills",
-            "acme/skills/pdf/refs/guide.md",
-            "one\ntwo\n",
-        ]);
-        moto.s3(&[
-            "put",
-            "skills",
-            "acme/skills/xlsx/SKILL.md",
-            &skill_md("xlsx", "Edit spreadsheets."),
-        ]);
-        moto.s3(&[
-            "put",
-            "skills",
-            "other/secret/SKILL.md",
-            &skill_md("secret", "Not acme's."),
-        ]);
+        let (pdf, xlsx) = (
+            skill_md("pdf", "Fill PDF forms."),
+            skill_md("xlsx", "Edit spreadsheets."),
+        );
+        let (secret, hostile) = (
+            skill_md("secret", "Not acme's."),
+            skill_md("hostile", "Never served."),
+        );
+        let mut put = vec!["put", "skills"];
+        put.extend(["acme/skills/pdf/SKILL.md", &pdf]);
+        put.extend(["acme/skills/pdf/refs/guide.md", "one\ntwo\n"]);
+        // A folder marker, as consoles make them: not a file.
+        put.extend(["acme/skills/pdf/refs/", ""]);
+        put.extend(["acme/skills/xlsx/SKILL.md", &xlsx]);
+        put.extend(["other/secret/SKILL.md", &secret]);
+        // Keys no skill may serve: each is reported, and hides nothing else.
+        for key in HOSTILE {
+            put.extend([key, &hostile]);
+        }
+        moto.s3(&put);
     }
+
+    const HOSTILE: [&str; 4] = [
+        "acme/skills/pdf/../escape.md",
+        "acme/skills/empty//SKILL.md",
+        "acme/skills/bell\u{7}/SKILL.md",
+        "acme/skills/./SKILL.md",
+    ];
 
     #[test]
     fn skills_in_a_bucket_are_served_alike_by_replicas_and_changes_are_polled() {
@@ -1260,7 +1263,12 @@ mod store {
             std::thread::sleep(Duration::from_millis(500));
         }
         for server in [&first, &second] {
-            assert!(!server.stderr().contains("test-secret-never-shown"));
+            let logged = server.stderr();
+            assert!(!logged.contains("test-secret-never-shown"), "{logged}");
+            for hostile in HOSTILE {
+                let said = format!("the object `{}` is refused", hostile.escape_debug());
+                assert!(logged.contains(&said), "{said}\n{logged}");
+            }
         }
     }
 

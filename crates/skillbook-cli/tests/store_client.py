@@ -3,7 +3,7 @@ of `skillbook serve` (crates/skillbook-cli/tests/serve.rs, module `store`).
 
 Usage:
   store_client.py s3 ENDPOINT create BUCKET
-  store_client.py s3 ENDPOINT put BUCKET KEY TEXT
+  store_client.py s3 ENDPOINT put BUCKET KEY TEXT [KEY TEXT]...
   store_client.py s3 ENDPOINT delete BUCKET KEY
   store_client.py read URL TOKEN
 
@@ -41,8 +41,9 @@ def s3(endpoint: str, command: str, arguments: list[str]) -> None:
     if command == "create":
         client.create_bucket(Bucket=arguments[0])
     elif command == "put":
-        bucket, key, text = arguments
-        client.put_object(Bucket=bucket, Key=key, Body=text.encode("utf-8"))
+        bucket, pairs = arguments[0], arguments[1:]
+        for key, text in zip(pairs[::2], pairs[1::2], strict=True):
+            client.put_object(Bucket=bucket, Key=key, Body=text.encode("utf-8"))
     elif command == "delete":
         bucket, key = arguments
         client.delete_object(Bucket=bucket, Key=key)

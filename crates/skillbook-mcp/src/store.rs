@@ -22,17 +22,29 @@
 //!   `AZURE_*`) or the options given; neither they nor the options' values are ever logged or
 //!   put in an error.
 //!
-//! A load that cannot list the prefix fails as a whole ([`StoreError::List`]), so that a caller
-//! polling for changes keeps serving what it had rather than an empty or partial listing.
+//! Cloud stores are listed page by page: a key the store's client cannot parse fails its whole
+//! page, so the listing narrows in on that key (pages half as long each time), reports it and
+//! goes on after it — one such key hides nothing else. An object named like a folder of others
+//! (a console's folder marker, `refs/`) is not a file. A load that cannot list the prefix fails
+//! as a whole ([`StoreError::List`]), so that a caller polling for changes keeps serving what it
+//! had rather than an empty or partial listing; on `file://` a file name the client cannot
+//! parse (a control character) is such a failure.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::{StreamExt, TryStreamExt};
+use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreScheme};
 use skillbook::sources::{Origin, ProvidedSkill, from_files};
+
+/// Keys asked for in one listing request (the most S3 gives).
+const PAGE_KEYS: usize = 1000;
+
+/// The most keys refused in one listing: past it the listing fails (each costs a few requests).
+const MAX_REFUSED_KEYS: usize = 1000;
 
 /// How many objects are fetched at once.
 const CONCURRENT_GETS: usize = 16;
@@ -127,6 +139,9 @@ enum Fetched {
 /// A prefix of an object store holding skills.
 pub struct ObjectSource {
     store: Arc<dyn ObjectStore>,
+    /// The same store's page-by-page listing (cloud stores), which survives keys it cannot
+    /// parse.
+    pages: Option<Arc<dyn PaginatedListStore>>,
     prefix: Path,
     url: String,
     limits: StoreLimits,
@@ -164,6 +179,7 @@ impl ObjectSource {
     pub fn new(store: Arc<dyn ObjectStore>, prefix: Path, url: impl Into<String>) -> Self {
         ObjectSource {
             store,
+            pages: None,
             prefix,
             url: url.into(),
             limits: StoreLimits::default(),
@@ -199,51 +215,54 @@ impl ObjectSource {
             url: label.clone(),
             source,
         };
-        let store: Arc<dyn ObjectStore> = match scheme {
-            ObjectStoreScheme::Local => {
-                if let Some((key, _)) = options.first() {
-                    return Err(unknown_option(&label, key, "local files take no options"));
+        let (store, pages): (Arc<dyn ObjectStore>, Option<Arc<dyn PaginatedListStore>>) =
+            match scheme {
+                ObjectStoreScheme::Local => {
+                    if let Some((key, _)) = options.first() {
+                        return Err(unknown_option(&label, key, "local files take no options"));
+                    }
+                    (Arc::new(object_store::local::LocalFileSystem::new()), None)
                 }
-                Arc::new(object_store::local::LocalFileSystem::new())
-            }
-            ObjectStoreScheme::AmazonS3 => {
-                install_crypto();
-                let mut builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
-                for (key, value) in options {
-                    let parsed = key.parse().map_err(|error: object_store::Error| {
-                        unknown_option(&label, key, &error.to_string())
-                    })?;
-                    builder = builder.with_config(parsed, value);
+                ObjectStoreScheme::AmazonS3 => {
+                    install_crypto();
+                    let mut builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
+                    for (key, value) in options {
+                        let parsed = key.parse().map_err(|error: object_store::Error| {
+                            unknown_option(&label, key, &error.to_string())
+                        })?;
+                        builder = builder.with_config(parsed, value);
+                    }
+                    paged(Arc::new(builder.build().map_err(open)?))
                 }
-                Arc::new(builder.build().map_err(open)?)
-            }
-            ObjectStoreScheme::GoogleCloudStorage => {
-                install_crypto();
-                let mut builder =
-                    object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
-                for (key, value) in options {
-                    let parsed = key.parse().map_err(|error: object_store::Error| {
-                        unknown_option(&label, key, &error.to_string())
-                    })?;
-                    builder = builder.with_config(parsed, value);
+                ObjectStoreScheme::GoogleCloudStorage => {
+                    install_crypto();
+                    let mut builder =
+                        object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
+                    for (key, value) in options {
+                        let parsed = key.parse().map_err(|error: object_store::Error| {
+                            unknown_option(&label, key, &error.to_string())
+                        })?;
+                        builder = builder.with_config(parsed, value);
+                    }
+                    paged(Arc::new(builder.build().map_err(open)?))
                 }
-                Arc::new(builder.build().map_err(open)?)
-            }
-            ObjectStoreScheme::MicrosoftAzure => {
-                install_crypto();
-                let mut builder =
-                    object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
-                for (key, value) in options {
-                    let parsed = key.parse().map_err(|error: object_store::Error| {
-                        unknown_option(&label, key, &error.to_string())
-                    })?;
-                    builder = builder.with_config(parsed, value);
+                ObjectStoreScheme::MicrosoftAzure => {
+                    install_crypto();
+                    let mut builder =
+                        object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
+                    for (key, value) in options {
+                        let parsed = key.parse().map_err(|error: object_store::Error| {
+                            unknown_option(&label, key, &error.to_string())
+                        })?;
+                        builder = builder.with_config(parsed, value);
+                    }
+                    paged(Arc::new(builder.build().map_err(open)?))
                 }
-                Arc::new(builder.build().map_err(open)?)
-            }
-            _ => return Err(bad_url("this kind of store is not supported".to_owned())),
-        };
-        Ok(ObjectSource::new(store, prefix, label))
+                _ => return Err(bad_url("this kind of store is not supported".to_owned())),
+            };
+        let mut source = ObjectSource::new(store, prefix, label);
+        source.pages = pages;
+        Ok(source)
     }
 
     /// Sets the limits.
@@ -266,16 +285,15 @@ impl ObjectSource {
     /// [`StoreError::List`] when the prefix cannot be listed. An object that cannot be fetched
     /// is a problem of the result, not an error: its skill is left out and the others served.
     pub async fn load(&self) -> Result<Loaded, StoreError> {
-        let listed: Vec<ObjectMeta> = self
-            .store
-            .list(Some(&self.prefix))
-            .try_collect()
-            .await
-            .map_err(|source| StoreError::List {
-                url: self.url.clone(),
-                source,
-            })?;
         let mut problems = Vec::new();
+        let listed = match &self.pages {
+            Some(pages) => self.list_pages(pages.as_ref(), &mut problems).await,
+            None => self.store.list(Some(&self.prefix)).try_collect().await,
+        }
+        .map_err(|source| StoreError::List {
+            url: self.url.clone(),
+            source,
+        })?;
         let wanted = self.wanted(listed, &mut problems);
         let previous = self
             .cache
@@ -324,6 +342,61 @@ impl ObjectSource {
         })
     }
 
+    /// Every object below the prefix, page by page. A page holding a key the store's client
+    /// cannot parse (`..`, `.`, an empty segment, a control character) fails whole, so the
+    /// listing narrows in on that key — pages half as long each time, down to the one key —
+    /// reports it, and goes on after it: one such key hides nothing else.
+    async fn list_pages(
+        &self,
+        pages: &dyn PaginatedListStore,
+        problems: &mut Vec<String>,
+    ) -> object_store::Result<Vec<ObjectMeta>> {
+        let prefix = format!("{}{}", self.prefix, object_store::path::DELIMITER);
+        let prefix = (prefix != object_store::path::DELIMITER).then_some(prefix);
+        let mut listed = Vec::new();
+        // Where the next page starts: after a page token, or after a key.
+        let (mut token, mut after): (Option<String>, Option<String>) = (None, None);
+        let mut size = PAGE_KEYS;
+        let mut refused = 0;
+        loop {
+            let options = PaginatedListOptions {
+                offset: if token.is_none() { after.clone() } else { None },
+                max_keys: Some(size),
+                page_token: token.clone(),
+                ..PaginatedListOptions::default()
+            };
+            match pages.list_paginated(prefix.as_deref(), options).await {
+                Ok(page) => {
+                    listed.extend(page.result.objects);
+                    match page.page_token {
+                        Some(next) => token = Some(next),
+                        None => return Ok(listed),
+                    }
+                }
+                Err(error) => {
+                    let Some(key) = unparsable_key(&error) else {
+                        return Err(error);
+                    };
+                    if size > 1 {
+                        size /= 2;
+                        continue;
+                    }
+                    refused += 1;
+                    if refused > MAX_REFUSED_KEYS {
+                        return Err(error);
+                    }
+                    problems.push(format!(
+                        "{}: the object `{}` is refused: its key is not a safe relative path \
+                         (`..`, `.`, an empty segment or a control character); rename it",
+                        self.url,
+                        key.escape_debug()
+                    ));
+                    (token, after, size) = (None, Some(key), PAGE_KEYS);
+                }
+            }
+        }
+    }
+
     /// The listed objects to hold, by key below the prefix: those in a skill folder, within the
     /// limits; each one left out for a limit is reported.
     fn wanted(
@@ -340,6 +413,13 @@ impl ObjectSource {
             })
             .collect();
         keyed.sort_by(|left, right| left.0.cmp(&right.0));
+        // An object named like a folder of others (a folder marker, `refs/`, which a listing
+        // shows without its slash) is not a file.
+        let folders: HashSet<String> = keyed
+            .iter()
+            .flat_map(|(key, _)| key.match_indices('/').map(|(end, _)| key[..end].to_owned()))
+            .collect();
+        keyed.retain(|(key, _)| !folders.contains(key));
         let skill_folders: HashSet<&str> = keyed
             .iter()
             .filter_map(|(key, _)| {
@@ -433,6 +513,27 @@ impl ObjectSource {
             e_tag,
             bytes: Arc::from(&bytes[..]),
         }))
+    }
+}
+
+/// A cloud store, listed page by page.
+fn paged<S: ObjectStore + PaginatedListStore>(
+    store: Arc<S>,
+) -> (Arc<dyn ObjectStore>, Option<Arc<dyn PaginatedListStore>>) {
+    (store.clone(), Some(store))
+}
+
+/// The key a listing failed on because the client could not parse it.
+fn unparsable_key(error: &object_store::Error) -> Option<String> {
+    use object_store::path::Error as PathError;
+    match error {
+        object_store::Error::InvalidPath {
+            source:
+                PathError::BadSegment { path, .. }
+                | PathError::EmptySegment { path }
+                | PathError::NonUnicode { path, .. },
+        } => Some(path.clone()),
+        _ => None,
     }
 }
 
