@@ -21,8 +21,6 @@ fi
 export SKILLS_REF_BIN="$PWD/.venv/bin/agentskills"
 export MCP_PYTHON="$PWD/.venv/bin/python"
 
-cargo test --workspace --locked "$@"
-# Object-store sources are a cargo feature the default build leaves out: their tests (an S3
-# server, moto, on loopback; see crates/skillbook-cli/tests/serve.rs) run with it on.
-cargo test -p skillbook-mcp --features object-store --locked --test store
-cargo test -p skillbook-cli --features object-store --locked --test serve --bin skillbook store
+# With the object-store sources on (a cargo feature the default build leaves out), so that their
+# tests run too: an S3 server (moto) on loopback, see crates/skillbook-cli/tests/serve.rs.
+cargo test --workspace --locked --features skillbook-cli/object-store "$@"

@@ -1302,4 +1302,74 @@ mod store {
         let said = String::from_utf8_lossy(&output.stdout);
         assert!(!said.contains("test-secret-never-shown"), "{said}");
     }
+
+    /// First `skills/list` and warm `resources/read` latency over 1,000 skills in a bucket, next
+    /// to the same skills in a directory: `scripts/bench-store.sh` runs it.
+    #[test]
+    #[ignore = "a benchmark: run by scripts/bench-store.sh"]
+    fn store_benchmark() {
+        let skills: usize =
+            std::env::var("SKILLBOOK_STORE_SKILLS").map_or(1000, |value| value.parse().unwrap());
+        let rounds: usize =
+            std::env::var("SKILLBOOK_STORE_ROUNDS").map_or(3, |value| value.parse().unwrap());
+        let moto = Moto::start();
+        let fixture = Fixture::new("");
+        for skill in 0..skills {
+            let name = format!("skill-{skill:05}");
+            let body = "Steps to follow, one per line.\n".repeat(40);
+            fixture.write(
+                &format!("bench/{name}/SKILL.md"),
+                &format!("{}{body}", skill_md(&name, "A skill for the benchmark.")),
+            );
+            fixture.write(&format!("bench/{name}/refs/guide.md"), &body);
+        }
+        let tree = fixture.path().join("bench").display().to_string();
+        moto.s3(&["create", "skills"]);
+        moto.s3(&["putdir", "skills", "acme/skills/", &tree]);
+        let store = moto.config(&fixture, &["s3://skills/acme/skills"], "page_size = 50");
+        fixture.write(
+            "dir.toml",
+            &format!(
+                "[server]\npage_size = 50\n[[tenant]]\nname = \"alpha\"\nsources = [\"bench\"]\n\
+                 tokens = [\"{}\"]\n",
+                TokenDigest::of(ALPHA)
+            ),
+        );
+        let directory = fixture.path().join("dir.toml");
+        for round in 0..rounds {
+            for (source, config) in [("bucket", &store), ("directory", &directory)] {
+                let started = Instant::now();
+                let server = Server::start(config, &[]);
+                let listed = mcp(
+                    &server.address,
+                    Some(ALPHA),
+                    &call(2, "skills/list", json!({})),
+                )
+                .unwrap();
+                assert_eq!(listed.status, 200);
+                let first_list = started.elapsed();
+                let mut reads = Vec::new();
+                for visit in 0..500 {
+                    let uri = format!("skill://skill-{:05}/SKILL.md", (visit * 7919) % skills);
+                    let read = call(3, "resources/read", json!({ "uri": uri }));
+                    let started = Instant::now();
+                    let answer = mcp(&server.address, Some(ALPHA), &read).unwrap();
+                    reads.push(started.elapsed());
+                    assert!(answer.json().get("result").is_some());
+                }
+                reads.sort();
+                let at = |share: f64| {
+                    reads[((reads.len() as f64 * share) as usize).min(reads.len() - 1)]
+                        .as_secs_f64()
+                        * 1e6
+                };
+                println!(
+                    "round={round} source={source} skills={skills} first_list_ms={:.0} read_p50_us={:.0} read_p95_us={:.0}",
+                    first_list.as_secs_f64() * 1e3,
+                    at(0.5),
+                    at(0.95)
+                );
+            }
+        }
+    }
 }

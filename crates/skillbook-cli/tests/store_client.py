@@ -5,6 +5,7 @@ Usage:
   store_client.py s3 ENDPOINT create BUCKET
   store_client.py s3 ENDPOINT put BUCKET KEY TEXT [KEY TEXT]...
   store_client.py s3 ENDPOINT delete BUCKET KEY
+  store_client.py s3 ENDPOINT putdir BUCKET PREFIX DIRECTORY
   store_client.py read URL TOKEN
 
 `s3` talks to the S3-compatible server at ENDPOINT with the test credentials (`test`/`test`,
@@ -44,6 +45,24 @@ def s3(endpoint: str, command: str, arguments: list[str]) -> None:
         bucket, pairs = arguments[0], arguments[1:]
         for key, text in zip(pairs[::2], pairs[1::2], strict=True):
             client.put_object(Bucket=bucket, Key=key, Body=text.encode("utf-8"))
+    elif command == "putdir":
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        bucket, prefix, directory = arguments
+        files = [
+            os.path.join(folder, name)
+            for folder, _, names in os.walk(directory)
+            for name in names
+        ]
+
+        def upload(path: str) -> None:
+            key = prefix + os.path.relpath(path, directory).replace(os.sep, "/")
+            with open(path, "rb") as file:
+                client.put_object(Bucket=bucket, Key=key, Body=file.read())
+
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(upload, files))
     elif command == "delete":
         bucket, key = arguments
         client.delete_object(Bucket=bucket, Key=key)
