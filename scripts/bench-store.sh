@@ -2,7 +2,8 @@
 # bench-store.sh — `skillbook serve` over skills in an S3 bucket (moto on loopback): the time
 # from starting the server to its first `skills/list` answer (it loads the bucket before it
 # listens) and the latency of warm `resources/read` requests (500 sequential reads, one
-# connection each), next to the same skills served from a directory. 1,000 skills (a 1.3 KB
+# connection each), next to the same skills served from a directory, and next to the floor:
+# boto3 listing the prefix and fetching every object, 16 at a time. 1,000 skills (a 1.3 KB
 # SKILL.md and a 1.2 KB reference each), three rounds.
 #
 #   bash scripts/bench-store.sh

@@ -1326,17 +1326,25 @@ mod store {
         let tree = fixture.path().join("bench").display().to_string();
         moto.s3(&["create", "skills"]);
         moto.s3(&["putdir", "skills", "acme/skills/", &tree]);
-        let store = moto.config(&fixture, &["s3://skills/acme/skills"], "page_size = 50");
+        let store = moto.config(&fixture, &["s3://skills/acme/skills"], "");
         fixture.write(
             "dir.toml",
             &format!(
-                "[server]\npage_size = 50\n[[tenant]]\nname = \"alpha\"\nsources = [\"bench\"]\n\
+                "[server]\npage_size = 1\n[[tenant]]\nname = \"alpha\"\nsources = [\"bench\"]\n\
                  tokens = [\"{}\"]\n",
                 TokenDigest::of(ALPHA)
             ),
         );
         let directory = fixture.path().join("dir.toml");
         for round in 0..rounds {
+            let floor = client(&["s3", &moto.endpoint, "getall", "skills", "acme/skills/"])
+                .output()
+                .unwrap();
+            assert!(floor.status.success());
+            println!(
+                "round={round} floor: boto3 lists and fetches every object in {} ms",
+                String::from_utf8_lossy(&floor.stdout).trim()
+            );
             for (source, config) in [("bucket", &store), ("directory", &directory)] {
                 let started = Instant::now();
                 let server = Server::start(config, &[]);

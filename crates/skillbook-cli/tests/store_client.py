@@ -6,6 +6,7 @@ Usage:
   store_client.py s3 ENDPOINT put BUCKET KEY TEXT [KEY TEXT]...
   store_client.py s3 ENDPOINT delete BUCKET KEY
   store_client.py s3 ENDPOINT putdir BUCKET PREFIX DIRECTORY
+  store_client.py s3 ENDPOINT getall BUCKET PREFIX
   store_client.py read URL TOKEN
 
 `s3` talks to the S3-compatible server at ENDPOINT with the test credentials (`test`/`test`,
@@ -63,6 +64,22 @@ def s3(endpoint: str, command: str, arguments: list[str]) -> None:
 
         with ThreadPoolExecutor(16) as pool:
             list(pool.map(upload, files))
+    elif command == "getall":
+        # The floor for loading a prefix: list it and fetch every object, 16 at a time, as a
+        # plain S3 client does; prints the milliseconds it took.
+        import time
+        from concurrent.futures import ThreadPoolExecutor
+
+        bucket, prefix = arguments
+        started = time.perf_counter()
+        keys = [
+            item["Key"]
+            for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+            for item in page.get("Contents", [])
+        ]
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(lambda key: client.get_object(Bucket=bucket, Key=key)["Body"].read(), keys))
+        print(f"{(time.perf_counter() - started) * 1000:.0f}")
     elif command == "delete":
         bucket, key = arguments
         client.delete_object(Bucket=bucket, Key=key)
