@@ -224,38 +224,26 @@ impl ObjectSource {
                     (Arc::new(object_store::local::LocalFileSystem::new()), None)
                 }
                 ObjectStoreScheme::AmazonS3 => {
-                    install_crypto();
-                    let mut builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
-                    for (key, value) in options {
-                        let parsed = key.parse().map_err(|error: object_store::Error| {
-                            unknown_option(&label, key, &error.to_string())
-                        })?;
-                        builder = builder.with_config(parsed, value);
-                    }
+                    let builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
+                    let builder = configure(builder, &options, &label, |builder, key, value| {
+                        builder.with_config(key, value)
+                    })?;
                     paged(Arc::new(builder.build().map_err(open)?))
                 }
                 ObjectStoreScheme::GoogleCloudStorage => {
-                    install_crypto();
-                    let mut builder =
+                    let builder =
                         object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
-                    for (key, value) in options {
-                        let parsed = key.parse().map_err(|error: object_store::Error| {
-                            unknown_option(&label, key, &error.to_string())
-                        })?;
-                        builder = builder.with_config(parsed, value);
-                    }
+                    let builder = configure(builder, &options, &label, |builder, key, value| {
+                        builder.with_config(key, value)
+                    })?;
                     paged(Arc::new(builder.build().map_err(open)?))
                 }
                 ObjectStoreScheme::MicrosoftAzure => {
-                    install_crypto();
-                    let mut builder =
+                    let builder =
                         object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
-                    for (key, value) in options {
-                        let parsed = key.parse().map_err(|error: object_store::Error| {
-                            unknown_option(&label, key, &error.to_string())
-                        })?;
-                        builder = builder.with_config(parsed, value);
-                    }
+                    let builder = configure(builder, &options, &label, |builder, key, value| {
+                        builder.with_config(key, value)
+                    })?;
                     paged(Arc::new(builder.build().map_err(open)?))
                 }
                 _ => return Err(bad_url("this kind of store is not supported".to_owned())),
@@ -514,6 +502,27 @@ impl ObjectSource {
             bytes: Arc::from(&bytes[..]),
         }))
     }
+}
+
+/// A cloud store's builder with `options` applied (each key parsed as the builder's
+/// configuration key), and TLS ready for it.
+fn configure<B, K>(
+    mut builder: B,
+    options: &[(&str, &str)],
+    url: &str,
+    with: impl Fn(B, K, &str) -> B,
+) -> Result<B, StoreError>
+where
+    K: std::str::FromStr<Err = object_store::Error>,
+{
+    install_crypto();
+    for (key, value) in options {
+        let parsed = key
+            .parse()
+            .map_err(|error: object_store::Error| unknown_option(url, key, &error.to_string()))?;
+        builder = with(builder, parsed, value);
+    }
+    Ok(builder)
 }
 
 /// A cloud store, listed page by page.
