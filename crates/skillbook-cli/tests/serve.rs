@@ -839,6 +839,19 @@ fn event_stream(address: &str, session: &str) -> mpsc::Receiver<String> {
     receiver
 }
 
+/// Whether `events` carries `notifications/resources/list_changed` within 30 seconds.
+fn announced(events: &mpsc::Receiver<String>) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match events.recv_timeout(left) {
+            Ok(data) if data.contains("notifications/resources/list_changed") => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 /// Opens a session as `ALPHA` (initialize, then initialized); its id.
 fn open_session(address: &str) -> String {
     let initialized = mcp(address, Some(ALPHA), &initialize()).unwrap();
@@ -892,15 +905,7 @@ fn with_sessions_and_watching_a_change_on_disk_is_announced_and_served() {
         "alpha/zeta/SKILL.md",
         "---\nname: zeta\ndescription: Added while serving.\n---\nNew.\n",
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let announced = loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match events.recv_timeout(left) {
-            Ok(data) if data.contains("notifications/resources/list_changed") => break true,
-            Ok(_) => {}
-            Err(_) => break false,
-        }
-    };
+    let announced = announced(&events);
     assert!(
         announced,
         "no list_changed notification\n{}",
@@ -1228,15 +1233,7 @@ mod store {
             "acme/skills/pdf/SKILL.md",
             &skill_md("pdf", "Fill and sign PDF forms."),
         ]);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let announced = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match events.recv_timeout(left) {
-                Ok(data) if data.contains("notifications/resources/list_changed") => break true,
-                Ok(_) => {}
-                Err(_) => break false,
-            }
-        };
+        let announced = announced(&events);
         assert!(announced, "no list_changed\n{}", first.stderr());
         let edited = read(&first);
         assert!(

@@ -9,7 +9,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 use skillbook::sources::Origin;
-use skillbook_mcp::store::{ObjectSource, StoreError, StoreLimits};
+use skillbook_mcp::store::{Loaded, ObjectSource, StoreError, StoreLimits};
 
 fn skill_md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nBody.\n")
@@ -49,6 +49,15 @@ async fn bucket() -> Arc<InMemory> {
     store
 }
 
+/// The names of the skills loaded, in order.
+fn names(loaded: &Loaded) -> Vec<&str> {
+    loaded
+        .skills
+        .iter()
+        .map(|skill| skill.name().as_str())
+        .collect()
+}
+
 fn source(store: &Arc<InMemory>) -> ObjectSource {
     let store: Arc<dyn ObjectStore> = store.clone();
     ObjectSource::new(store, Path::from("acme/skills"), "memory:///acme/skills")
@@ -58,11 +67,7 @@ fn source(store: &Arc<InMemory>) -> ObjectSource {
 async fn a_prefix_holds_skills_by_the_disk_rules() {
     let store = bucket().await;
     let loaded = source(&store).load().await.unwrap();
-    let names: Vec<&str> = loaded
-        .skills
-        .iter()
-        .map(|skill| skill.name().as_str())
-        .collect();
+    let names = names(&loaded);
     assert_eq!(names, ["pdf", "notes"]);
     let pdf = &loaded.skills[0];
     assert_eq!(pdf.origin(), Origin::ObjectStore);
@@ -105,11 +110,7 @@ async fn a_warm_load_downloads_only_what_changed() {
     )
     .await;
     let changed = source.load().await.unwrap();
-    let names: Vec<&str> = changed
-        .skills
-        .iter()
-        .map(|skill| skill.name().as_str())
-        .collect();
+    let names = names(&changed);
     assert_eq!(names, ["csv", "pdf"]);
     assert_eq!((changed.downloaded, changed.reused), (1, 2));
 }
@@ -155,11 +156,7 @@ async fn a_skill_without_a_usable_name_is_reported_and_the_others_served() {
     )
     .await;
     let loaded = source(&store).load().await.unwrap();
-    let names: Vec<&str> = loaded
-        .skills
-        .iter()
-        .map(|skill| skill.name().as_str())
-        .collect();
+    let names = names(&loaded);
     assert_eq!(names, ["pdf", "notes"]);
     assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
     assert!(
