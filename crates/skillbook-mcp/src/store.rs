@@ -27,17 +27,25 @@
 //! goes on after it — one such key hides nothing else. An object named like a folder of others
 //! (a console's folder marker, `refs/`) is not a file. A load that cannot list the prefix fails
 //! as a whole ([`StoreError::List`]), so that a caller polling for changes keeps serving what it
-//! had rather than an empty or partial listing; on `file://` a file name the client cannot
-//! parse (a control character) is such a failure.
+//! had rather than an empty or partial listing.
+//!
+//! A `file://` prefix is a folder read through a [`ReadBoundary`] rooted at it, like skills on
+//! disk: every file is opened beneath the folder's handle, a symbolic link or a FIFO inside a
+//! skill is reported and never followed or opened, and a file name that is not UTF-8 is
+//! reported; its ETag is the file's modification time and size.
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
 use std::fmt;
+use std::io::Read;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreScheme};
+use skillbook::boundary::{EntryKind, ReadBoundary, is_never_served};
 use skillbook::sources::{Origin, ProvidedSkill, from_files};
 
 /// Keys asked for in one listing request (the most S3 gives).
@@ -51,9 +59,6 @@ const CONCURRENT_GETS: usize = 16;
 
 /// The names of a skill file, as discovery knows them.
 const SKILL_FILES: [&str; 2] = ["SKILL.md", "skill.md"];
-
-/// Folders no surface serves: their objects are never downloaded.
-const NEVER_SERVED: [&str; 2] = [".git", "node_modules"];
 
 /// Bounds on what one source holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,13 +141,27 @@ enum Fetched {
     Reused(Cached),
 }
 
+/// Where a source's objects are.
+enum Backend {
+    /// An object store, below a prefix.
+    Store {
+        store: Arc<dyn ObjectStore>,
+        /// The same store's page-by-page listing (cloud stores), which survives keys it cannot
+        /// parse.
+        pages: Option<Arc<dyn PaginatedListStore>>,
+        prefix: Path,
+    },
+    /// A `file://` prefix: a folder, read beneath its handle.
+    Folder(PathBuf),
+}
+
+/// A listed object below the prefix, by key: its metadata, or why it cannot be served (a link
+/// or a special file in a folder), reported only when it is inside a skill.
+type Listed = (String, Result<ObjectMeta, String>);
+
 /// A prefix of an object store holding skills.
 pub struct ObjectSource {
-    store: Arc<dyn ObjectStore>,
-    /// The same store's page-by-page listing (cloud stores), which survives keys it cannot
-    /// parse.
-    pages: Option<Arc<dyn PaginatedListStore>>,
-    prefix: Path,
+    backend: Backend,
     url: String,
     limits: StoreLimits,
     /// Each object served, by its key below the prefix.
@@ -178,9 +197,11 @@ impl ObjectSource {
     /// A source over `store` below `prefix`; `url` names it in messages.
     pub fn new(store: Arc<dyn ObjectStore>, prefix: Path, url: impl Into<String>) -> Self {
         ObjectSource {
-            store,
-            pages: None,
-            prefix,
+            backend: Backend::Store {
+                store,
+                pages: None,
+                prefix,
+            },
             url: url.into(),
             limits: StoreLimits::default(),
             cache: Mutex::new(HashMap::new()),
@@ -188,7 +209,8 @@ impl ObjectSource {
     }
 
     /// A source for an object-store URL: `s3://BUCKET/PREFIX`, `gs://BUCKET/PREFIX`,
-    /// `az://CONTAINER/PREFIX` (and the other Azure URL forms), or `file:///PATH`. Cloud
+    /// `az://CONTAINER/PREFIX` (and the other Azure URL forms), or `file:///PATH` (a folder,
+    /// read beneath its handle like skills on disk). Cloud
     /// stores read their credentials and settings from the environment (`AWS_ACCESS_KEY_ID`,
     /// `AWS_ENDPOINT`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …); `options`
     /// (the builders' configuration keys, such as `aws_endpoint` or `aws_allow_http`) override
@@ -221,7 +243,15 @@ impl ObjectSource {
                     if let Some((key, _)) = options.first() {
                         return Err(unknown_option(&label, key, "local files take no options"));
                     }
-                    (Arc::new(object_store::local::LocalFileSystem::new()), None)
+                    let folder = parsed.to_file_path().map_err(|()| {
+                        bad_url("it does not name an absolute local path".to_owned())
+                    })?;
+                    return Ok(ObjectSource {
+                        backend: Backend::Folder(folder),
+                        url: label,
+                        limits: StoreLimits::default(),
+                        cache: Mutex::new(HashMap::new()),
+                    });
                 }
                 ObjectStoreScheme::AmazonS3 => {
                     let builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
@@ -249,7 +279,9 @@ impl ObjectSource {
                 _ => return Err(bad_url("this kind of store is not supported".to_owned())),
             };
         let mut source = ObjectSource::new(store, prefix, label);
-        source.pages = pages;
+        if let Backend::Store { pages: paged, .. } = &mut source.backend {
+            *paged = pages;
+        }
         Ok(source)
     }
 
@@ -274,14 +306,36 @@ impl ObjectSource {
     /// is a problem of the result, not an error: its skill is left out and the others served.
     pub async fn load(&self) -> Result<Loaded, StoreError> {
         let mut problems = Vec::new();
-        let listed = match &self.pages {
-            Some(pages) => self.list_pages(pages.as_ref(), &mut problems).await,
-            None => self.store.list(Some(&self.prefix)).try_collect().await,
-        }
-        .map_err(|source| StoreError::List {
+        let failed = |source| StoreError::List {
             url: self.url.clone(),
             source,
-        })?;
+        };
+        let (listed, folder) = match &self.backend {
+            Backend::Store {
+                store,
+                pages,
+                prefix,
+            } => {
+                let listed: Vec<ObjectMeta> = match pages {
+                    Some(pages) => self.list_pages(pages.as_ref(), prefix, &mut problems).await,
+                    None => store.list(Some(prefix)).try_collect().await,
+                }
+                .map_err(failed)?;
+                let listed = listed
+                    .into_iter()
+                    .filter_map(|meta| Some((below(prefix, &meta.location)?, Ok(meta))))
+                    .collect();
+                (listed, None)
+            }
+            Backend::Folder(root) => {
+                let root = root.clone();
+                let (listed, boundary) = tokio::task::spawn_blocking(move || list_folder(&root))
+                    .await
+                    .map_err(|error| failed(local_error(error)))?
+                    .map_err(failed)?;
+                (listed, boundary.map(Arc::new))
+            }
+        };
         let wanted = self.wanted(listed, &mut problems);
         let previous = self
             .cache
@@ -291,8 +345,12 @@ impl ObjectSource {
         let fetched: Vec<(String, Result<Fetched, String>)> = futures_util::stream::iter(wanted)
             .map(|(key, meta)| {
                 let cached = previous.get(&key).cloned();
+                let folder = folder.clone();
                 async move {
-                    let fetched = self.fetch(&meta, cached).await;
+                    let fetched = match folder {
+                        Some(boundary) => self.read_file(boundary, &key, cached).await,
+                        None => self.fetch(&meta, cached).await,
+                    };
                     (key, fetched)
                 }
             })
@@ -337,9 +395,10 @@ impl ObjectSource {
     async fn list_pages(
         &self,
         pages: &dyn PaginatedListStore,
+        prefix: &Path,
         problems: &mut Vec<String>,
     ) -> object_store::Result<Vec<ObjectMeta>> {
-        let prefix = format!("{}{}", self.prefix, object_store::path::DELIMITER);
+        let prefix = format!("{prefix}{}", object_store::path::DELIMITER);
         let prefix = (prefix != object_store::path::DELIMITER).then_some(prefix);
         let mut listed = Vec::new();
         // Where the next page starts: after a page token, or after a key.
@@ -387,17 +446,12 @@ impl ObjectSource {
 
     /// The listed objects to hold, by key below the prefix: those in a skill folder, within the
     /// limits; each one left out for a limit is reported.
-    fn wanted(
-        &self,
-        listed: Vec<ObjectMeta>,
-        problems: &mut Vec<String>,
-    ) -> Vec<(String, ObjectMeta)> {
-        let mut keyed: Vec<(String, ObjectMeta)> = listed
+    fn wanted(&self, listed: Vec<Listed>, problems: &mut Vec<String>) -> Vec<(String, ObjectMeta)> {
+        let mut keyed: Vec<Listed> = listed
             .into_iter()
-            .filter_map(|meta| Some((below(&self.prefix, &meta.location)?, meta)))
             .filter(|(key, _)| {
                 !key.split('/')
-                    .any(|segment| NEVER_SERVED.contains(&segment))
+                    .any(|segment| is_never_served(OsStr::new(segment)))
             })
             .collect();
         keyed.sort_by(|left, right| left.0.cmp(&right.0));
@@ -431,6 +485,13 @@ impl ObjectSource {
             if !in_skill {
                 continue;
             }
+            let meta = match meta {
+                Ok(meta) => meta,
+                Err(reason) => {
+                    problems.push(format!("{}: `{key}` is left out: {reason}", self.url));
+                    continue;
+                }
+            };
             if meta.size > self.limits.max_file_bytes {
                 problems.push(format!(
                     "{}: `{key}` is left out: {} bytes, over the per-object limit of {} bytes",
@@ -460,6 +521,12 @@ impl ObjectSource {
     /// The object's bytes: the cached ones when the listing shows the same ETag or the store
     /// answers "not modified", else downloaded.
     async fn fetch(&self, meta: &ObjectMeta, cached: Option<Cached>) -> Result<Fetched, String> {
+        let Backend::Store { store, .. } = &self.backend else {
+            return Err(format!(
+                "{}: `{}` cannot be fetched",
+                self.url, meta.location
+            ));
+        };
         if let Some(cached) = &cached
             && cached.e_tag.is_some()
             && cached.e_tag == meta.e_tag
@@ -476,7 +543,7 @@ impl ObjectSource {
                 self.url, meta.location
             )
         };
-        let result = match self.store.get_opts(&meta.location, options).await {
+        let result = match store.get_opts(&meta.location, options).await {
             Ok(result) => result,
             Err(object_store::Error::NotModified { .. }) => {
                 if let Some(cached) = cached {
@@ -501,6 +568,139 @@ impl ObjectSource {
             e_tag,
             bytes: Arc::from(&bytes[..]),
         }))
+    }
+}
+
+impl ObjectSource {
+    /// A file of a `file://` prefix: the cached bytes when its modification time and size are
+    /// those cached, else read (opened beneath the folder's handle, never following a link).
+    async fn read_file(
+        &self,
+        boundary: Arc<ReadBoundary>,
+        key: &str,
+        cached: Option<Cached>,
+    ) -> Result<Fetched, String> {
+        let Backend::Folder(root) = &self.backend else {
+            return Err(format!("{}: `{key}` cannot be read", self.url));
+        };
+        let path = root.join(key);
+        let limit = self.limits.max_file_bytes;
+        let read = tokio::task::spawn_blocking(move || -> Result<Fetched, String> {
+            let opened = boundary
+                .open(&path)
+                .map_err(|error| format!("it cannot be read ({error})"))?;
+            let size = opened.size();
+            if size > limit {
+                return Err(format!(
+                    "it grew to {size} bytes, over the per-object limit of {limit} bytes"
+                ));
+            }
+            let file = opened.into_file();
+            let e_tag = Some(file_tag(&file, size));
+            if let Some(cached) = cached
+                && cached.e_tag == e_tag
+            {
+                return Ok(Fetched::Reused(cached));
+            }
+            let mut bytes = Vec::new();
+            file.take(limit.saturating_add(1))
+                .read_to_end(&mut bytes)
+                .map_err(|error| format!("it cannot be read ({error})"))?;
+            if bytes.len() as u64 > limit {
+                return Err(format!(
+                    "it grew past the per-object limit of {limit} bytes while read"
+                ));
+            }
+            Ok(Fetched::Downloaded(Cached {
+                e_tag,
+                bytes: Arc::from(bytes),
+            }))
+        })
+        .await
+        .map_err(|error| format!("it cannot be read ({error})"))
+        .and_then(|read| read);
+        read.map_err(|reason| format!("{}: `{key}` is left out: {reason}", self.url))
+    }
+}
+
+/// Every file below `root`, by key, with its size and ETag, and the boundary they are read
+/// through; nothing (and no boundary) when `root` does not exist, as for an empty prefix. Links
+/// and special files are listed as not servable; `.git` and `node_modules` are not entered.
+fn list_folder(
+    root: &std::path::Path,
+) -> object_store::Result<(Vec<Listed>, Option<ReadBoundary>)> {
+    let boundary = ReadBoundary::restricted([root]).map_err(local_error)?;
+    if boundary.skill_roots().next().is_none() {
+        return Ok((Vec::new(), None));
+    }
+    let mut listed = Vec::new();
+    // Folders still to list, by key; "" is the prefix itself.
+    let mut pending = vec![String::new()];
+    while let Some(folder) = pending.pop() {
+        for entry in boundary
+            .list_directory(&root.join(&folder))
+            .map_err(local_error)?
+        {
+            let name = entry.name.to_string_lossy();
+            let key = if folder.is_empty() {
+                name.clone().into_owned()
+            } else {
+                format!("{folder}/{name}")
+            };
+            if entry.name.to_str().is_none() {
+                listed.push((key, Err("its name is not UTF-8; rename it".to_owned())));
+                continue;
+            }
+            match entry.kind {
+                EntryKind::Directory if !is_never_served(&entry.name) => pending.push(key),
+                EntryKind::Directory => {}
+                EntryKind::File => {
+                    let meta = boundary
+                        .open(&root.join(&key))
+                        .map(|opened| {
+                            let size = opened.size();
+                            ObjectMeta {
+                                location: Path::from(key.as_str()),
+                                last_modified: Default::default(),
+                                size,
+                                e_tag: Some(file_tag(&opened.into_file(), size)),
+                                version: None,
+                            }
+                        })
+                        .map_err(|error| format!("it cannot be read ({error})"));
+                    listed.push((key, meta));
+                }
+                EntryKind::Symlink => listed.push((
+                    key,
+                    Err(
+                        "it is a symbolic link, and links are not followed in a file:// \
+                         prefix"
+                            .to_owned(),
+                    ),
+                )),
+                _ => listed.push((key, Err("it is not a regular file".to_owned()))),
+            }
+        }
+    }
+    Ok((listed, Some(boundary)))
+}
+
+/// A local file's ETag: its modification time and size.
+fn file_tag(file: &std::fs::File, size: u64) -> String {
+    let modified = file
+        .metadata()
+        .and_then(|metadata| metadata.modified())
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |since| since.as_nanos());
+    format!("{modified:x}-{size:x}")
+}
+
+/// A local failure as the store errors [`StoreError::List`] carries.
+fn local_error(error: impl std::error::Error + Send + Sync + 'static) -> object_store::Error {
+    object_store::Error::Generic {
+        store: "LocalFileSystem",
+        source: Box::new(error),
     }
 }
 

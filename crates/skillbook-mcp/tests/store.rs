@@ -219,3 +219,73 @@ async fn a_missing_local_prefix_has_no_skills() {
     assert!(loaded.skills.is_empty());
     assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
 }
+
+/// A `file://` prefix is read beneath its folder: a link or a FIFO inside a skill is reported
+/// and never followed or opened, a file name that cannot be a key is reported, and every other
+/// file is still served.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_file_url_never_follows_links_nor_opens_fifos_and_one_bad_name_hides_nothing() {
+    use std::os::unix::ffi::OsStrExt;
+
+    let directory = tempfile::tempdir().unwrap();
+    let outside = directory.path().join("secret.txt");
+    std::fs::write(&outside, "outside the prefix").unwrap();
+    let skills = directory.path().join("skills");
+    let pdf = skills.join("pdf");
+    std::fs::create_dir_all(pdf.join("refs")).unwrap();
+    std::fs::write(pdf.join("SKILL.md"), skill_md("pdf", "Fill PDF forms.")).unwrap();
+    std::fs::write(pdf.join("refs/forms.md"), "# Forms\n").unwrap();
+    std::os::unix::fs::symlink(&outside, pdf.join("refs/secret.md")).unwrap();
+    std::os::unix::fs::symlink(directory.path(), pdf.join("up")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(pdf.join("refs/pipe.md"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(
+        pdf.join(std::ffi::OsStr::from_bytes(b"bad\xffname.md")),
+        "x",
+    )
+    .unwrap();
+    std::fs::write(pdf.join("refs/bell\u{7}.md"), "x").unwrap();
+    // Outside every skill: neither served nor reported.
+    std::os::unix::fs::symlink(&outside, skills.join("README.md")).unwrap();
+    let sql = skills.join("sql");
+    std::fs::create_dir_all(&sql).unwrap();
+    std::fs::write(sql.join("SKILL.md"), skill_md("sql", "Query databases.")).unwrap();
+
+    let url = format!("file://{}", skills.display());
+    let source = ObjectSource::from_url(&url, []).unwrap();
+    let loaded = source.load().await.unwrap();
+    assert_eq!(names(&loaded), ["pdf", "sql"]);
+    let served: Vec<String> = loaded.skills[0]
+        .files()
+        .map(|(path, _)| path.to_owned())
+        .collect();
+    // Besides its SKILL.md.
+    assert_eq!(served, ["refs/forms.md"], "{:?}", loaded.problems);
+    let problems = loaded.problems.join("\n");
+    for key in [
+        "pdf/refs/secret.md",
+        "pdf/up",
+        "pdf/refs/pipe.md",
+        "bad\u{fffd}name.md",
+        "bell",
+    ] {
+        assert!(problems.contains(key), "{key} not reported:\n{problems}");
+    }
+    assert!(!problems.contains("README"), "{problems}");
+    assert!(!problems.contains("outside the prefix"), "{problems}");
+    assert_eq!(loaded.problems.len(), 5, "{problems}");
+
+    // An edit is read again; the rest is reused.
+    std::fs::write(pdf.join("refs/forms.md"), "# Forms, edited\n").unwrap();
+    let warm = source.load().await.unwrap();
+    assert_eq!(
+        (warm.downloaded, warm.reused),
+        (1, 3),
+        "{:?}",
+        warm.problems
+    );
+}

@@ -37,7 +37,7 @@ use crate::paths;
 
 pub use error::BoundaryError;
 pub use listing::{DirectoryEntry, EntryKind};
-pub use open::NEVER_SERVED;
+pub use open::{NEVER_SERVED, is_never_served};
 
 use open::{is_absent, is_escape};
 

@@ -30,7 +30,8 @@ pub const NEVER_SERVED: [&str; 2] = [".git", "node_modules"];
 /// Whether a file name is one of [`NEVER_SERVED`], compared ignoring ASCII case (and trailing
 /// dots and spaces, which Windows drops), since case-insensitive file systems — macOS's and
 /// Windows' by default, and case-folding folders on Linux — open `.GIT` as `.git`.
-pub(crate) fn is_never_served(name: &OsStr) -> bool {
+#[must_use]
+pub fn is_never_served(name: &OsStr) -> bool {
     let bytes = name.as_encoded_bytes();
     let trimmed = if cfg!(windows) {
         let end = bytes
