@@ -289,3 +289,37 @@ async fn a_file_url_never_follows_links_nor_opens_fifos_and_one_bad_name_hides_n
         warm.problems
     );
 }
+
+/// Google Cloud Storage and Azure prefixes are set up from their URLs and their own
+/// configuration keys (nothing is contacted until a load), and another store's key is refused by
+/// name.
+#[test]
+fn cloud_urls_of_every_kind_are_set_up_with_their_own_options() {
+    let google = ObjectSource::from_url(
+        "gs://acme-skills/platform",
+        [
+            ("google_bearer_token", "token"),
+            ("google_bucket", "acme-skills"),
+        ],
+    );
+    assert!(google.is_ok(), "{:?}", google.err());
+    let azure = ObjectSource::from_url(
+        "az://skills/platform",
+        [
+            ("azure_storage_account_name", "acme"),
+            ("azure_storage_account_key", "aGVsbG8="),
+        ],
+    );
+    assert!(azure.is_ok(), "{:?}", azure.err());
+    assert_eq!(azure.unwrap().url(), "az://skills/platform");
+
+    let error = ObjectSource::from_url("gs://acme-skills/platform", [("aws_region", "eu-west-1")])
+        .unwrap_err();
+    assert!(
+        matches!(error, StoreError::Option { ref key, .. } if key == "aws_region"),
+        "{error}"
+    );
+    let error =
+        ObjectSource::from_url("file:///srv/skills", [("aws_region", "eu-west-1")]).unwrap_err();
+    assert!(matches!(error, StoreError::Option { .. }), "{error}");
+}
