@@ -175,8 +175,9 @@ fn watched_discovery(bencher: Bencher, skills: usize) {
     });
 }
 
-/// The first discovery of a watching cache: the walk itself registers one watch per directory
-/// it searches, so it should cost about one cold discovery (not a walk plus a second walk).
+/// The first discovery of a watching cache: a cold walk (the watches go up on another thread,
+/// walking again beneath them), so it should cost one cold discovery. The `first-discovery`
+/// example times it against a cold one in interleaved rounds, which this cannot.
 #[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
 fn first_watched_discovery(bencher: Bencher, skills: usize) {
     let discovery = discovery(skills);

@@ -51,8 +51,9 @@ fn main() -> ExitCode {
         std::thread::sleep(Duration::from_millis(200));
         let cache = DiscoveryCache::watching();
         watching.push(time(&mut || drop(cache.discover(&discovery))));
-        // Let the watches go up (they are put on another thread) before the next round.
-        std::thread::sleep(Duration::from_millis(1500));
+        // Let the watches go up (another thread walks the tree again beneath them) before the
+        // next round: the next call waits for that walk.
+        drop(cache.discover(&discovery));
         drop(cache);
         std::thread::sleep(Duration::from_millis(200));
     }

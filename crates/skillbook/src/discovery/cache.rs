@@ -136,10 +136,11 @@ impl Stamp {
 #[derive(Debug)]
 struct Entry {
     found: Arc<Discovered>,
+    /// Empty when the entry has a tripwire: its walk beneath the watches records them.
     stamps: Arc<[Stamp]>,
     /// Something changed too close to the discovery to trust the times.
     racy: bool,
-    /// A watcher armed before the discovery, when the cache watches.
+    /// Watches on the searched directories, when the cache watches.
     #[cfg(feature = "watch")]
     tripwire: Option<Arc<tripwire::Tripwire>>,
 }
@@ -197,6 +198,11 @@ impl DiscoveryCache {
     /// scope, up to 256 scopes). While nothing under them changed, a result is reused without
     /// touching the disk at all; after a change it falls back to checking its stamps.
     ///
+    /// A scope's first discovery is a cold walk and costs what one does; the watches go up on
+    /// another thread, which walks the tree once more beneath them (and records the stamps for
+    /// when something changes). A call made before that walk has ended waits for it, and is
+    /// given its result.
+    ///
     /// Events arrive asynchronously: a change made a moment (typically well under a
     /// millisecond) before a call may not be seen by that call yet, only by the next one. Use
     /// [`DiscoveryCache::new`] when every call must see every change that happened before it.
@@ -214,35 +220,36 @@ impl DiscoveryCache {
         if let Some(found) = self.reusable(discovery) {
             return found;
         }
+        // A cold walk; the watches go up on another thread, which walks again beneath them and
+        // records the stamps, so this call costs what a cold discovery does.
+        #[cfg(feature = "watch")]
+        if self.watch {
+            let tripwire = tripwire::Tripwire::new();
+            let found = Arc::new(discovery.run(false).0);
+            tripwire.arm_in_background(discovery.clone(), Arc::clone(&found));
+            self.remember(
+                discovery,
+                Entry {
+                    found: Arc::clone(&found),
+                    stamps: Arc::new([]),
+                    racy: false,
+                    tripwire: Some(Arc::new(tripwire)),
+                },
+            );
+            return found;
+        }
         let started = SystemTime::now();
         let (found, stamps) = discovery.run(true);
-        let racy = stamps.iter().any(|stamp| {
-            stamp
-                .state
-                .and_then(|state| state.modified_time())
-                .is_some_and(|changed| changed + RACY_WINDOW > started)
-        });
-        let stamps: Arc<[Stamp]> = stamps.into();
+        let racy = is_racy(&stamps, started);
         let found = Arc::new(found);
-        // Watches go up on another thread, so this call costs what a cold discovery does.
-        #[cfg(feature = "watch")]
-        let tripwire = self
-            .watch
-            .then(tripwire::Tripwire::new)
-            .flatten()
-            .map(|tripwire| {
-                let again = racy.then(|| (discovery.clone(), Arc::clone(&found)));
-                tripwire.arm_in_background(Arc::clone(&stamps), again);
-                Arc::new(tripwire)
-            });
         self.remember(
             discovery,
             Entry {
                 found: Arc::clone(&found),
-                stamps,
+                stamps: stamps.into(),
                 racy,
                 #[cfg(feature = "watch")]
-                tripwire,
+                tripwire: None,
             },
         );
         found
@@ -282,20 +289,20 @@ impl DiscoveryCache {
         drop(state);
         #[cfg(feature = "watch")]
         if let Some(tripwire) = tripwire {
-            // A racy result cannot be checked by its stamps: wait for the watches (and the walk
-            // that checks it) rather than walking here too.
-            let armed = if racy {
-                tripwire.wait_armed()
-            } else {
-                tripwire.is_armed()
-            };
-            if armed {
+            // Wait for the walk beneath the watches (it records the stamps) rather than walking
+            // here too.
+            let checked = tripwire.checked()?;
+            if tripwire.is_armed() {
                 if tripwire.is_quiet() {
-                    return Some(found);
+                    return Some(checked.found);
                 }
                 // Something happened: re-arm, then let the stamps tell whether it mattered.
                 tripwire.reset();
             }
+            if checked.racy {
+                return None;
+            }
+            return all_hold(&checked.stamps).then_some(checked.found);
         }
         if racy {
             return None;
@@ -315,6 +322,17 @@ impl DiscoveryCache {
             state.entries.remove(&oldest);
         }
     }
+}
+
+/// Whether a path the stamps record was modified within [`RACY_WINDOW`] before `started` (or
+/// after it): its times cannot tell a later change.
+pub(crate) fn is_racy(stamps: &[Stamp], started: SystemTime) -> bool {
+    stamps.iter().any(|stamp| {
+        stamp
+            .state
+            .and_then(|state| state.modified_time())
+            .is_some_and(|changed| changed + RACY_WINDOW > started)
+    })
 }
 
 /// Checks stamps on up to four threads when there are many (each check is one `stat`).

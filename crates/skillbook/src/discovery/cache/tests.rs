@@ -270,11 +270,11 @@ mod watching {
         panic!("the edit was never seen");
     }
 
-    /// The watches go up after the walk; a change made in between (before its folder is
-    /// watched) is caught by the check that follows arming, from the stamps or, for a racy
-    /// result, by walking again.
+    /// The watches go up after the walk, by a second walk that puts each directory's watch in
+    /// place before searching it: a change made between the two walks is in the second one's
+    /// result, which the cache then serves.
     #[test]
-    fn a_change_between_the_walk_and_the_watches_trips_the_wire() {
+    fn a_change_between_the_walk_and_the_watches_is_in_the_result_served() {
         for racy in [false, true] {
             let fixture = Fixture::new();
             skill(&fixture.root(), "team/a", "A.");
@@ -282,21 +282,25 @@ mod watching {
             if !racy {
                 age(fixture.workspace.path());
             }
-            let (found, stamps) = fixture.discovery.run(true);
-            let found = Arc::new(found);
-            let stamps: Arc<[Stamp]> = stamps.into();
+            let found = Arc::new(fixture.discovery.discover());
             let arm = || {
-                let tripwire = tripwire::Tripwire::new().unwrap();
-                let again = racy.then(|| (fixture.discovery.clone(), Arc::clone(&found)));
-                tripwire.arm_in_background(Arc::clone(&stamps), again);
-                assert!(tripwire.wait_armed(), "racy: {racy}");
-                tripwire
+                let tripwire = tripwire::Tripwire::new();
+                tripwire.arm_in_background(fixture.discovery.clone(), Arc::clone(&found));
+                let checked = tripwire.checked().unwrap();
+                assert!(tripwire.is_armed(), "racy: {racy}");
+                (tripwire, checked)
             };
-            // Nothing changed: armed and quiet.
-            assert!(arm().is_quiet(), "racy: {racy}");
+            // Nothing changed: armed and quiet, and the first result is the one served.
+            let (tripwire, checked) = arm();
+            assert_eq!(checked.racy, racy);
+            assert!(tripwire.is_quiet(), "racy: {racy}");
+            assert!(Arc::ptr_eq(&checked.found, &found), "racy: {racy}");
             // A skill added to a collection before the watches go up.
             skill(&fixture.root(), "team/c", "C.");
-            assert!(!arm().is_quiet(), "racy: {racy}");
+            let (_, checked) = arm();
+            assert_eq!(checked.found.skills.len(), 3, "racy: {racy}");
+            assert_eq!(*checked.found, fixture.discovery.discover(), "racy: {racy}");
+            assert!(all_hold(&checked.stamps), "racy: {racy}");
         }
     }
 

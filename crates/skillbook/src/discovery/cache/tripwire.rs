@@ -2,31 +2,46 @@
 //! every directory a discovery searched, which trip on the first change. While it has not
 //! tripped, the remembered result is reused without a single `stat`.
 //!
-//! The watches are put on another thread after the walk, from the paths the walk recorded, so a
-//! watching cache's first discovery costs what a cold one does. Until they are all in place and
-//! the recorded states have been checked once more (a change between the walk and its watch is
-//! seen then), the cache checks its stamps as a plain cache does. A result with changes too
-//! recent for the stamps' times to tell (racy) is checked by walking again once the watches are
-//! in place, and the next call waits for that rather than walking itself.
+//! A watching cache's first discovery is a cold walk, recording nothing, so it costs what a cold
+//! discovery does. The watches go up afterwards on another thread, which walks the tree again,
+//! putting each directory's watch in place just before searching it and recording the stamps:
+//! a change before a watch is seen by that second walk, a change after it trips the wire. That
+//! walk's result is the one the cache serves from then on (it is the first one whenever nothing
+//! changed), with its stamps for when the wire has tripped. A call made before the second walk
+//! has ended waits for it.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::time::SystemTime;
 
-use crate::discovery::cache::{Stamp, all_hold};
-use crate::discovery::walk::SKILL_FILE_NAMES;
+use crate::discovery::cache::{Stamp, is_racy};
 use crate::discovery::watches::{DEFAULT_MAX_WATCHES, DirectoryWatches};
 use crate::discovery::{Discovered, Discovery};
+
+/// What the walk beneath the watches found.
+#[derive(Debug, Clone)]
+pub(super) struct Checked {
+    /// Its result: the first walk's (the same `Arc`) when equal to it.
+    pub(super) found: Arc<Discovered>,
+    /// The state of every path that result depends on.
+    pub(super) stamps: Arc<[Stamp]>,
+    /// Something changed too close to that walk for the stamps' times to tell.
+    pub(super) racy: bool,
+}
 
 /// Trips on any change in a directory a discovery searched (or on the way to a root not
 /// created yet).
 pub(super) struct Tripwire {
     tripped: Arc<AtomicBool>,
-    /// Every watch is in place and the stamps held after that: events now tell everything.
+    /// Every watch is in place: events now tell everything.
     armed: Arc<AtomicBool>,
     /// Whether arming has ended (armed or given up), for callers that wait for it.
     done: Arc<(Mutex<bool>, Condvar)>,
-    watches: Arc<DirectoryWatches>,
+    /// The walk beneath the watches, once it has ended.
+    checked: Arc<Mutex<Option<Checked>>>,
+    /// The watches, kept while the tripwire lives, once the arming thread has made them.
+    watches: Arc<OnceLock<Arc<DirectoryWatches>>>,
 }
 
 impl std::fmt::Debug for Tripwire {
@@ -39,74 +54,74 @@ impl std::fmt::Debug for Tripwire {
 }
 
 impl Tripwire {
-    /// A tripwire watching nothing yet; `None` when the watcher cannot be created (the cache
-    /// checks its stamps instead).
-    pub(super) fn new() -> Option<Self> {
-        let tripped = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&tripped);
-        let watches = DirectoryWatches::start(
-            DEFAULT_MAX_WATCHES,
-            Box::new(move |_| flag.store(true, Ordering::SeqCst)),
-        )
-        .map_err(|error| tracing::debug!("not watching: {error}"))
-        .ok()?;
-        Some(Tripwire {
-            tripped,
+    /// A tripwire watching nothing yet.
+    pub(super) fn new() -> Self {
+        Tripwire {
+            tripped: Arc::new(AtomicBool::new(false)),
             armed: Arc::new(AtomicBool::new(false)),
             done: Arc::new((Mutex::new(false), Condvar::new())),
-            watches,
-        })
+            checked: Arc::new(Mutex::new(None)),
+            watches: Arc::new(OnceLock::new()),
+        }
     }
 
-    /// Puts the watches for what a discovery recorded (`stamps`) in place on another thread:
-    /// each directory searched, the folder of each skill file, the nearest existing ancestor of
-    /// each missing root. Then checks once that nothing changed between the walk and its
-    /// watch — by the stamps, or, for a racy result (`again`), by walking again and comparing —
-    /// and trips the wire if something did. When a watch cannot be put (the limit, an error),
-    /// the tripwire never arms and the stamps decide every time.
-    pub(super) fn arm_in_background(
-        &self,
-        stamps: Arc<[Stamp]>,
-        again: Option<(Discovery, Arc<Discovered>)>,
-    ) {
-        let (tripped, armed, done, watches) = (
+    /// On another thread, makes the watcher, then walks `discovery` again beneath watches put
+    /// in place just before each directory is searched (and on the nearest existing ancestor of
+    /// each missing root), recording the stamps, and keeps that walk's result
+    /// ([`Tripwire::checked`]). The tripwire is armed when every watch could be put; when the
+    /// watcher cannot be made or a watch cannot be put (the limit, an error), it never arms and
+    /// the stamps decide every time.
+    pub(super) fn arm_in_background(&self, discovery: Discovery, found: Arc<Discovered>) {
+        let (tripped, armed, done, checked, slot) = (
             Arc::clone(&self.tripped),
             Arc::clone(&self.armed),
             Arc::clone(&self.done),
+            Arc::clone(&self.checked),
             Arc::clone(&self.watches),
         );
-        let finish = move || {
+        let arming = move || {
+            let watches = DirectoryWatches::start(
+                DEFAULT_MAX_WATCHES,
+                Box::new(move |_| tripped.store(true, Ordering::SeqCst)),
+            )
+            .map_err(|error| tracing::debug!("not watching: {error}"))
+            .ok();
+            if let Some(watches) = &watches {
+                let _ = slot.set(Arc::clone(watches));
+                for root in discovery.roots() {
+                    if std::fs::symlink_metadata(&root.path).is_err() {
+                        watches.observe_missing(&root.path);
+                    }
+                }
+            }
+            let started = SystemTime::now();
+            let mut observe = |directory: &Path| {
+                // Once the cache has forgotten this result (or was dropped), no one will look
+                // at the watches: the walk ends without them.
+                if let Some(watches) = &watches
+                    && Arc::strong_count(&armed) > 1
+                {
+                    watches.observe(directory);
+                }
+            };
+            let (again, stamps) = discovery.run_watched(&mut observe);
+            let racy = is_racy(&stamps, started);
+            let found = if again == *found {
+                found
+            } else {
+                Arc::new(again)
+            };
+            *checked.lock().unwrap_or_else(PoisonError::into_inner) = Some(Checked {
+                found,
+                stamps: stamps.into(),
+                racy,
+            });
+            if watches.is_some_and(|watches| watches.is_complete()) {
+                armed.store(true, Ordering::SeqCst);
+            }
             let (ended, signal) = &*done;
             *ended.lock().unwrap_or_else(PoisonError::into_inner) = true;
             signal.notify_all();
-        };
-        let arming = move || {
-            for (index, stamp) in stamps.iter().enumerate() {
-                // The cache forgot this result (or was dropped): no one will look at the watches.
-                if index % 64 == 0 && Arc::strong_count(&armed) == 1 {
-                    return;
-                }
-                match stamp.state {
-                    None => watches.observe_missing(&stamp.path),
-                    Some(_) if is_skill_file(&stamp.path) => {
-                        if let Some(folder) = stamp.path.parent() {
-                            watches.observe(folder);
-                        }
-                    }
-                    Some(_) => watches.observe(&stamp.path),
-                }
-            }
-            if watches.is_complete() {
-                let unchanged = match again {
-                    Some((discovery, found)) => discovery.run(false).0 == *found,
-                    None => all_hold(&stamps),
-                };
-                if !unchanged {
-                    tripped.store(true, Ordering::SeqCst);
-                }
-                armed.store(true, Ordering::SeqCst);
-            }
-            finish();
         };
         let spawned = std::thread::Builder::new()
             .name("skillbook-watches".to_owned())
@@ -119,14 +134,23 @@ impl Tripwire {
         }
     }
 
-    /// Waits until arming has ended; whether the tripwire is armed.
-    pub(super) fn wait_armed(&self) -> bool {
+    /// Waits until the walk beneath the watches has ended; what it found (`None` when it could
+    /// not run).
+    pub(super) fn checked(&self) -> Option<Checked> {
+        self.wait();
+        self.checked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Waits until arming has ended.
+    fn wait(&self) {
         let (ended, signal) = &*self.done;
         let mut ended = ended.lock().unwrap_or_else(PoisonError::into_inner);
         while !*ended {
             ended = signal.wait(ended).unwrap_or_else(PoisonError::into_inner);
         }
-        self.is_armed()
     }
 
     /// Whether the watches are all in place and checked, so events tell every change.
@@ -143,13 +167,4 @@ impl Tripwire {
     pub(super) fn reset(&self) {
         self.tripped.store(false, Ordering::SeqCst);
     }
-}
-
-/// Whether `path` names a skill file (its folder is what to watch).
-fn is_skill_file(path: &Path) -> bool {
-    path.file_name().is_some_and(|name| {
-        SKILL_FILE_NAMES
-            .iter()
-            .any(|skill_file| name == *skill_file)
-    })
 }
