@@ -165,6 +165,8 @@ fn watched_discovery(bencher: Bencher, skills: usize) {
     let discovery = discovery(skills);
     let cache = DiscoveryCache::watching();
     let first = cache.discover(&discovery);
+    // The second call waits for the watches to go up (another thread walks again beneath them).
+    assert!(std::sync::Arc::ptr_eq(&first, &cache.discover(&discovery)));
     bencher.counter(ItemsCount::new(skills)).bench(|| {
         let again = cache.discover(&discovery);
         assert!(
