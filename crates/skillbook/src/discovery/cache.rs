@@ -296,8 +296,10 @@ impl DiscoveryCache {
                 if tripwire.is_quiet() {
                     return Some(checked.found);
                 }
-                // Something happened: re-arm, then let the stamps tell whether it mattered.
+                // Something happened: re-arm, watch the way to missing roots again, then let
+                // the stamps tell whether it mattered.
                 tripwire.reset();
+                tripwire.observe_missing(&checked.stamps);
             }
             if checked.racy {
                 return None;

@@ -355,6 +355,26 @@ mod watching {
         panic!("the change was never seen");
     }
 
+    /// A root made one folder at a time: the first folder trips the wire while the root is
+    /// still missing (the stamps hold), and the way to the root is watched again, so the second
+    /// step is seen too.
+    #[test]
+    fn a_root_created_in_two_steps_is_seen() {
+        let fixture = Fixture::new();
+        age(fixture.workspace.path());
+        let cache = DiscoveryCache::watching();
+        assert!(cache.discover(&fixture.discovery).skills.is_empty());
+        // The second call waits for the watches.
+        assert!(cache.discover(&fixture.discovery).skills.is_empty());
+        fs::create_dir(fixture.workspace.path().join(".agents")).unwrap();
+        for _ in 0..20 {
+            assert!(cache.discover(&fixture.discovery).skills.is_empty());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        skill(&fixture.root(), "late", "Late.");
+        wait_until_seen(&cache, &fixture.discovery, 1);
+    }
+
     #[test]
     fn a_root_created_later_trips_the_parent_watch() {
         let fixture = Fixture::new();

@@ -80,6 +80,8 @@ impl Tripwire {
             Arc::clone(&self.watches),
         );
         let arming = move || {
+            // Arming ends however the walk does (a panic included): no caller waits forever.
+            let _ended = Ended(Arc::clone(&done));
             let watches = DirectoryWatches::start(
                 DEFAULT_MAX_WATCHES,
                 Box::new(move |_| tripped.store(true, Ordering::SeqCst)),
@@ -87,7 +89,6 @@ impl Tripwire {
             .map_err(|error| tracing::debug!("not watching: {error}"))
             .ok();
             if let Some(watches) = &watches {
-                let _ = slot.set(Arc::clone(watches));
                 for root in discovery.roots() {
                     if std::fs::symlink_metadata(&root.path).is_err() {
                         watches.observe_missing(&root.path);
@@ -97,7 +98,7 @@ impl Tripwire {
             let started = SystemTime::now();
             let mut observe = |directory: &Path| {
                 // Once the cache has forgotten this result (or was dropped), no one will look
-                // at the watches: the walk ends without them.
+                // at the watches: the walk goes on without putting them.
                 if let Some(watches) = &watches
                     && Arc::strong_count(&armed) > 1
                 {
@@ -116,21 +117,30 @@ impl Tripwire {
                 stamps: stamps.into(),
                 racy,
             });
-            if watches.is_some_and(|watches| watches.is_complete()) {
+            // An incomplete set of watches is of no use (the stamps decide every time): it is
+            // dropped rather than held for the entry's life.
+            if let Some(watches) = watches.filter(|watches| watches.is_complete()) {
+                let _ = slot.set(watches);
                 armed.store(true, Ordering::SeqCst);
             }
-            let (ended, signal) = &*done;
-            *ended.lock().unwrap_or_else(PoisonError::into_inner) = true;
-            signal.notify_all();
         };
         let spawned = std::thread::Builder::new()
             .name("skillbook-watches".to_owned())
             .spawn(arming);
         if let Err(error) = spawned {
             tracing::debug!("not watching: cannot start a thread: {error}");
-            let (ended, signal) = &*self.done;
-            *ended.lock().unwrap_or_else(PoisonError::into_inner) = true;
-            signal.notify_all();
+            drop(Ended(Arc::clone(&self.done)));
+        }
+    }
+
+    /// Watches again the nearest existing folder on the way to each root the stamps record as
+    /// missing: after a trip, that folder may be a new one (`.agents` made, `skills` not yet).
+    /// Called before the stamps are checked, so a root created after the check trips the wire.
+    pub(super) fn observe_missing(&self, stamps: &[Stamp]) {
+        if let Some(watches) = self.watches.get() {
+            for stamp in stamps.iter().filter(|stamp| stamp.state.is_none()) {
+                watches.observe_missing(&stamp.path);
+            }
         }
     }
 
@@ -153,7 +163,7 @@ impl Tripwire {
         }
     }
 
-    /// Whether the watches are all in place and checked, so events tell every change.
+    /// Whether the watches are all in place, so events tell every change.
     pub(super) fn is_armed(&self) -> bool {
         self.armed.load(Ordering::SeqCst)
     }
@@ -166,5 +176,16 @@ impl Tripwire {
     /// Re-arms after the stamps showed that what happened did not matter.
     pub(super) fn reset(&self) {
         self.tripped.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Marks arming as ended, and wakes the callers waiting for it, when dropped.
+struct Ended(Arc<(Mutex<bool>, Condvar)>);
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        let (ended, signal) = &*self.0;
+        *ended.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        signal.notify_all();
     }
 }
