@@ -30,9 +30,11 @@
 //! had rather than an empty or partial listing.
 //!
 //! A `file://` prefix is a folder read through a [`ReadBoundary`] rooted at it, like skills on
-//! disk: every file is opened beneath the folder's handle, a symbolic link or a FIFO inside a
-//! skill is reported and never followed or opened, and a file name that is not UTF-8 is
-//! reported; its ETag is the file's modification time and size.
+//! disk: every file is opened beneath the folder's handle; a symbolic link (anywhere) is
+//! reported and never followed, a FIFO or socket inside a skill is reported and never opened,
+//! and so is a name that is not UTF-8; a subfolder that cannot be listed is reported and the rest
+//! served. A file's ETag is its device, inode, size and modification and change times, and a
+//! file modified within the last two seconds is read again at each load.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
@@ -40,12 +42,13 @@ use std::fmt;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
 
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreScheme};
-use skillbook::boundary::{EntryKind, ReadBoundary, is_never_served};
+use skillbook::boundary::{BoundaryError, EntryKind, ReadBoundary, is_never_served};
 use skillbook::sources::{Origin, ProvidedSkill, from_files};
 
 /// Keys asked for in one listing request (the most S3 gives).
@@ -53,6 +56,10 @@ const PAGE_KEYS: usize = 1000;
 
 /// The most keys refused in one listing: past it the listing fails (each costs a few requests).
 const MAX_REFUSED_KEYS: usize = 1000;
+
+/// A local file modified this recently may change again within its time stamp's tick, unseen:
+/// it is read again at the next load rather than trusted by its ETag.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 /// How many objects are fetched at once.
 const CONCURRENT_GETS: usize = 16;
@@ -328,11 +335,13 @@ impl ObjectSource {
                 (listed, None)
             }
             Backend::Folder(root) => {
-                let root = root.clone();
-                let (listed, boundary) = tokio::task::spawn_blocking(move || list_folder(&root))
-                    .await
-                    .map_err(|error| failed(local_error(error)))?
-                    .map_err(failed)?;
+                let (root, url) = (root.clone(), self.url.clone());
+                let (listed, boundary, left_out) =
+                    tokio::task::spawn_blocking(move || list_folder(&root, &url))
+                        .await
+                        .map_err(|error| failed(local_error(error)))?
+                        .map_err(failed)?;
+                problems.extend(left_out);
                 (listed, boundary.map(Arc::new))
             }
         };
@@ -596,8 +605,9 @@ impl ObjectSource {
                 ));
             }
             let file = opened.into_file();
-            let e_tag = Some(file_tag(&file, size));
+            let e_tag = file_tag(&file, size);
             if let Some(cached) = cached
+                && cached.e_tag.is_some()
                 && cached.e_tag == e_tag
             {
                 return Ok(Fetched::Reused(cached));
@@ -623,32 +633,57 @@ impl ObjectSource {
     }
 }
 
-/// Every file below `root`, by key, with its size and ETag, and the boundary they are read
-/// through; nothing (and no boundary) when `root` does not exist, as for an empty prefix. Links
-/// and special files are listed as not servable; `.git` and `node_modules` are not entered.
+/// What a `file://` prefix holds: every file below `root` by key, with its size and ETag (a
+/// special file, as not servable: reported only when it is inside a skill); the boundary the
+/// files are read through; and what was left out wherever it is (a link, which is never
+/// followed; a folder that cannot be listed or whose name is not UTF-8). Nothing (and no
+/// boundary) when `root` does not exist, as for an empty prefix. `.git` and `node_modules` are
+/// not entered.
 fn list_folder(
     root: &std::path::Path,
-) -> object_store::Result<(Vec<Listed>, Option<ReadBoundary>)> {
+    url: &str,
+) -> object_store::Result<(Vec<Listed>, Option<ReadBoundary>, Vec<String>)> {
     let boundary = ReadBoundary::restricted([root]).map_err(local_error)?;
     if boundary.skill_roots().next().is_none() {
-        return Ok((Vec::new(), None));
+        return Ok((Vec::new(), None, Vec::new()));
     }
-    let mut listed = Vec::new();
-    // Folders still to list, by key; "" is the prefix itself.
+    let (mut listed, mut left_out) = (Vec::new(), Vec::new());
+    // Folders still to list, by key; "" is the prefix itself, which must be listable.
     let mut pending = vec![String::new()];
     while let Some(folder) = pending.pop() {
-        for entry in boundary
-            .list_directory(&root.join(&folder))
-            .map_err(local_error)?
-        {
+        let entries = match boundary.list_directory(&root.join(&folder)) {
+            Ok(entries) => entries,
+            Err(error) if folder.is_empty() => return Err(local_error(error)),
+            // Removed since it was listed: as if it had not been there.
+            Err(BoundaryError::NotFound { .. }) => continue,
+            Err(error) => {
+                left_out.push(format!(
+                    "{url}: the folder `{folder}` is left out: it cannot be listed ({error})"
+                ));
+                continue;
+            }
+        };
+        for entry in entries {
             let name = entry.name.to_string_lossy();
             let key = if folder.is_empty() {
                 name.clone().into_owned()
             } else {
                 format!("{folder}/{name}")
             };
+            if entry.kind == EntryKind::Symlink {
+                left_out.push(format!(
+                    "{url}: `{key}` is left out: it is a symbolic link, and links are not \
+                     followed in a file:// prefix"
+                ));
+                continue;
+            }
             if entry.name.to_str().is_none() {
-                listed.push((key, Err("its name is not UTF-8; rename it".to_owned())));
+                let reason = "its name is not UTF-8; rename it";
+                if entry.kind == EntryKind::Directory {
+                    left_out.push(format!("{url}: the folder `{key}` is left out: {reason}"));
+                } else {
+                    listed.push((key, Err(reason.to_owned())));
+                }
                 continue;
             }
             match entry.kind {
@@ -663,37 +698,50 @@ fn list_folder(
                                 location: Path::from(key.as_str()),
                                 last_modified: Default::default(),
                                 size,
-                                e_tag: Some(file_tag(&opened.into_file(), size)),
+                                e_tag: file_tag(&opened.into_file(), size),
                                 version: None,
                             }
                         })
                         .map_err(|error| format!("it cannot be read ({error})"));
                     listed.push((key, meta));
                 }
-                EntryKind::Symlink => listed.push((
-                    key,
-                    Err(
-                        "it is a symbolic link, and links are not followed in a file:// \
-                         prefix"
-                            .to_owned(),
-                    ),
-                )),
                 _ => listed.push((key, Err("it is not a regular file".to_owned()))),
             }
         }
     }
-    Ok((listed, Some(boundary)))
+    Ok((listed, Some(boundary), left_out))
 }
 
-/// A local file's ETag: its modification time and size.
-fn file_tag(file: &std::fs::File, size: u64) -> String {
-    let modified = file
-        .metadata()
-        .and_then(|metadata| metadata.modified())
-        .ok()
-        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |since| since.as_nanos());
-    format!("{modified:x}-{size:x}")
+/// A local file's ETag: its device, inode, size, and modification and change times (a file
+/// replaced keeping its modification time, by `cp -p` or `rsync -t`, has a new change time).
+/// `None` — read it again next time — when its metadata cannot be read, or when it changed too
+/// recently for the times to tell a later change at the same size.
+fn file_tag(file: &std::fs::File, size: u64) -> Option<String> {
+    let metadata = file.metadata().ok()?;
+    let modified = metadata.modified().ok()?;
+    let recent = SystemTime::now()
+        .duration_since(modified)
+        .map_or(true, |age| age < RACY_WINDOW);
+    if recent {
+        return None;
+    }
+    let since = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(format!(
+            "{:x}-{:x}-{size:x}-{since:x}-{:x}.{:x}",
+            metadata.dev(),
+            metadata.ino(),
+            metadata.ctime(),
+            metadata.ctime_nsec()
+        ))
+    }
+    #[cfg(not(unix))]
+    Some(format!("{size:x}-{since:x}"))
 }
 
 /// A local failure as the store errors [`StoreError::List`] carries.

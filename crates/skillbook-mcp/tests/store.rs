@@ -58,6 +58,27 @@ fn names(loaded: &Loaded) -> Vec<&str> {
         .collect()
 }
 
+/// Sets the modification time of each regular file below `folder` an hour back: a file changed
+/// within the last two seconds is read again at every load, as its times cannot tell a change
+/// made in the same tick.
+fn age(folder: &std::path::Path) {
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let entry = entry.unwrap();
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            age(&entry.path());
+        } else if kind.is_file() {
+            let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+            std::fs::File::options()
+                .write(true)
+                .open(entry.path())
+                .unwrap()
+                .set_modified(hour_ago)
+                .unwrap();
+        }
+    }
+}
+
 fn source(store: &Arc<InMemory>) -> ObjectSource {
     let store: Arc<dyn ObjectStore> = store.clone();
     ObjectSource::new(store, Path::from("acme/skills"), "memory:///acme/skills")
@@ -177,8 +198,26 @@ async fn a_file_url_serves_a_local_folder() {
     let loaded = source.load().await.unwrap();
     assert_eq!(loaded.skills.len(), 1);
     assert_eq!(loaded.skills[0].name().as_str(), "pdf");
+    // Just written: read again, as a change in the same tick would be unseen.
+    let again = source.load().await.unwrap();
+    assert_eq!((again.downloaded, again.reused), (1, 0));
+    age(directory.path());
+    source.load().await.unwrap();
     let warm = source.load().await.unwrap();
     assert_eq!((warm.downloaded, warm.reused), (0, 1));
+    // Replaced by a file of the same size and modification time: its change time tells.
+    let file = skill.join("SKILL.md");
+    let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+    std::fs::write(&file, skill_md("pdf", "Fill PDF FORMS.")).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let edited = source.load().await.unwrap();
+    assert_eq!((edited.downloaded, edited.reused), (1, 0));
+    assert_eq!(edited.skills[0].description(), "Fill PDF FORMS.");
 }
 
 #[test]
@@ -237,6 +276,8 @@ async fn a_file_url_never_follows_links_nor_opens_fifos_and_one_bad_name_hides_n
     std::fs::write(pdf.join("SKILL.md"), skill_md("pdf", "Fill PDF forms.")).unwrap();
     std::fs::write(pdf.join("refs/forms.md"), "# Forms\n").unwrap();
     std::os::unix::fs::symlink(&outside, pdf.join("refs/secret.md")).unwrap();
+    // Reported wherever it is: a link to a folder may hold skills.
+    std::os::unix::fs::symlink(&pdf, skills.join("linked")).unwrap();
     std::os::unix::fs::symlink(directory.path(), pdf.join("up")).unwrap();
     let status = std::process::Command::new("mkfifo")
         .arg(pdf.join("refs/pipe.md"))
@@ -250,10 +291,11 @@ async fn a_file_url_never_follows_links_nor_opens_fifos_and_one_bad_name_hides_n
     .unwrap();
     std::fs::write(pdf.join("refs/bell\u{7}.md"), "x").unwrap();
     // Outside every skill: neither served nor reported.
-    std::os::unix::fs::symlink(&outside, skills.join("README.md")).unwrap();
+    std::fs::write(skills.join("README.md"), "Not a skill.").unwrap();
     let sql = skills.join("sql");
     std::fs::create_dir_all(&sql).unwrap();
     std::fs::write(sql.join("SKILL.md"), skill_md("sql", "Query databases.")).unwrap();
+    age(&skills);
 
     let url = format!("file://{}", skills.display());
     let source = ObjectSource::from_url(&url, []).unwrap();
@@ -269,6 +311,7 @@ async fn a_file_url_never_follows_links_nor_opens_fifos_and_one_bad_name_hides_n
     for key in [
         "pdf/refs/secret.md",
         "pdf/up",
+        "`linked`",
         "pdf/refs/pipe.md",
         "bad\u{fffd}name.md",
         "bell",
@@ -277,7 +320,7 @@ async fn a_file_url_never_follows_links_nor_opens_fifos_and_one_bad_name_hides_n
     }
     assert!(!problems.contains("README"), "{problems}");
     assert!(!problems.contains("outside the prefix"), "{problems}");
-    assert_eq!(loaded.problems.len(), 5, "{problems}");
+    assert_eq!(loaded.problems.len(), 6, "{problems}");
 
     // An edit is read again; the rest is reused.
     std::fs::write(pdf.join("refs/forms.md"), "# Forms, edited\n").unwrap();
