@@ -125,7 +125,7 @@ pub enum StoreError {
     },
     /// The prefix cannot be listed.
     #[error(
-        "`{url}` cannot be listed: {source}; check that it exists and the credentials allow listing it"
+        "`{url}` cannot be listed: {source}; check that it exists, is a folder or prefix, and (in a cloud store) that the credentials allow listing it"
     )]
     List {
         /// The URL (without credentials).
@@ -645,6 +645,13 @@ fn list_folder(
 ) -> object_store::Result<(Vec<Listed>, Option<ReadBoundary>, Vec<String>)> {
     let boundary = ReadBoundary::restricted([root]).map_err(local_error)?;
     if boundary.skill_roots().next().is_none() {
+        // Missing is an empty prefix; anything else there (a file) is a mistake to say.
+        if std::fs::symlink_metadata(root).is_ok() {
+            return Err(local_error(std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                format!("{} is not a folder", root.display()),
+            )));
+        }
         return Ok((Vec::new(), None, Vec::new()));
     }
     let (mut listed, mut left_out) = (Vec::new(), Vec::new());

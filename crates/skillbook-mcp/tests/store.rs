@@ -247,6 +247,21 @@ fn bad_urls_and_options_say_what_to_use_and_never_show_credentials() {
 }
 
 #[tokio::test]
+async fn a_local_prefix_naming_a_file_cannot_be_listed() {
+    let directory = tempfile::tempdir().unwrap();
+    let file = directory.path().join("skills");
+    std::fs::write(&file, "not a folder").unwrap();
+    let url = format!("file://{}", file.display());
+    let error = ObjectSource::from_url(&url, [])
+        .unwrap()
+        .load()
+        .await
+        .unwrap_err();
+    assert!(matches!(error, StoreError::List { .. }), "{error}");
+    assert!(error.to_string().contains("is not a folder"), "{error}");
+}
+
+#[tokio::test]
 async fn a_missing_local_prefix_has_no_skills() {
     let directory = tempfile::tempdir().unwrap();
     let url = format!("file://{}/missing", directory.path().display());
