@@ -251,9 +251,7 @@ impl Worker {
     /// not every one could be watched.
     fn discover(&mut self) -> Discovered {
         for root in self.discovery.roots() {
-            if std::fs::symlink_metadata(&root.path).is_err() {
-                self.watches.observe_missing(&root.path);
-            }
+            self.watches.observe_way_to(&root);
         }
         let watches = Arc::clone(&self.watches);
         let mut observe = |directory: &Path| watches.observe(directory);

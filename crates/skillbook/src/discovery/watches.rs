@@ -4,7 +4,9 @@
 //! directory by itself). Instead, the walk tells [`DirectoryWatches::observe`] about each
 //! directory just before it lists it, and one non-recursive watch is added there — so a change
 //! made after that moment is never missed, and start-up walks the tree once. Roots that do not
-//! exist yet are watched through their nearest existing parent.
+//! exist yet are watched through their nearest existing parent, and the folders on the way to
+//! each root (from the workspace or home down) are watched too, so that one of them replaced is
+//! seen.
 //!
 //! - Only changes count: creations, deletions, writes, renames and attribute changes. Opens and
 //!   reads (including the server's own) are not even subscribed to on Linux, and are ignored
@@ -25,6 +27,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+
+use super::Root;
 
 /// The most directories watched by default (and never more than half of the kernel's
 /// `fs.inotify.max_user_watches`, whose default is 8,192 on older kernels and scales with memory
@@ -129,6 +133,22 @@ impl DirectoryWatches {
     pub(crate) fn observe_missing(&self, root: &Path) {
         if let Some(ancestor) = root.ancestors().skip(1).find(|ancestor| ancestor.is_dir()) {
             self.observe(ancestor);
+        }
+    }
+
+    /// Watches the way to a root: the nearest existing ancestor when it does not exist yet (its
+    /// creation is seen), else each folder from the directory it is anchored at (the workspace,
+    /// home or the root itself) down to its parent, so that one of them renamed or replaced
+    /// (`mv .agents old; mv new .agents`) is seen too. The root itself is watched by the walk.
+    pub(crate) fn observe_way_to(&self, root: &Root) {
+        if std::fs::symlink_metadata(&root.path).is_err() {
+            self.observe_missing(&root.path);
+            return;
+        }
+        let mut folder = root.anchor.base.clone();
+        for component in &root.anchor.components {
+            self.observe(&folder);
+            folder.push(component);
         }
     }
 

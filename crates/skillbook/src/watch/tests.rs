@@ -194,3 +194,36 @@ fn past_the_watch_limit_the_watcher_checks_stamps_and_still_sees_changes() {
         "{reported:?}"
     );
 }
+
+/// A folder on the way to a root replaced by another (`mv .agents old; mv new .agents`) sends
+/// no event from the root itself: the way to each root is watched too.
+#[test]
+fn the_watcher_sees_a_folder_on_the_way_to_a_root_replaced() {
+    let workspace = tempfile::tempdir().unwrap();
+    let mut discovery = Discovery::new(workspace.path());
+    discovery.home(Home::Off);
+    // Every root exists, so no watch for a missing one sits on the workspace.
+    for root in discovery.roots() {
+        fs::create_dir_all(&root.path).unwrap();
+    }
+    skill(&workspace.path().join(".agents/skills"), "a", "A.");
+    let elsewhere = tempfile::tempdir_in(workspace.path().parent().unwrap()).unwrap();
+    let new = elsewhere.path().join("new");
+    skill(&new.join("skills"), "a", "A.");
+    skill(&new.join("skills"), "b", "B.");
+    let (sender, receiver) = mpsc::channel();
+    let watcher = SkillWatcher::start(discovery, move |_, changes| {
+        let _ = sender.send(changes.clone());
+    })
+    .unwrap();
+    assert_eq!(watcher.current().skills.len(), 1);
+    let agents = workspace.path().join(".agents");
+    fs::rename(&agents, elsewhere.path().join("old")).unwrap();
+    fs::rename(&new, &agents).unwrap();
+    let mut added = Vec::new();
+    while !added.iter().any(|name: &SkillName| name == "b") {
+        let more = receiver.recv_timeout(Duration::from_secs(20)).unwrap();
+        added.extend(more.added);
+    }
+    assert_eq!(watcher.current().skills.len(), 2);
+}

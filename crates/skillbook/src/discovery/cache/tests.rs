@@ -375,6 +375,33 @@ mod watching {
         wait_until_seen(&cache, &fixture.discovery, 1);
     }
 
+    /// A folder on the way to a root replaced by another (`mv .agents old; mv new .agents`)
+    /// sends no event from the root itself: the way to each root is watched too.
+    #[test]
+    fn a_folder_on_the_way_to_a_root_replaced_is_seen() {
+        let fixture = Fixture::new();
+        skill(&fixture.root(), "a", "A.");
+        // Every root exists, so no watch for a missing one sits on the workspace.
+        for root in fixture.discovery.roots() {
+            fs::create_dir_all(&root.path).unwrap();
+        }
+        let elsewhere = tempfile::tempdir_in(fixture.workspace.path().parent().unwrap()).unwrap();
+        let new = elsewhere.path().join("new");
+        skill(&new.join("skills"), "a", "A.");
+        skill(&new.join("skills"), "b", "B.");
+        age(fixture.workspace.path());
+        age(elsewhere.path());
+        let cache = DiscoveryCache::watching();
+        assert_eq!(cache.discover(&fixture.discovery).skills.len(), 1);
+        // The second call waits for the watches.
+        assert_eq!(cache.discover(&fixture.discovery).skills.len(), 1);
+        let agents = fixture.workspace.path().join(".agents");
+        fs::rename(&agents, elsewhere.path().join("old")).unwrap();
+        fs::rename(&new, &agents).unwrap();
+        let found = wait_until_seen(&cache, &fixture.discovery, 2);
+        assert_eq!(*found, fixture.discovery.discover());
+    }
+
     #[test]
     fn a_root_created_later_trips_the_parent_watch() {
         let fixture = Fixture::new();

@@ -66,8 +66,8 @@ impl Tripwire {
     }
 
     /// On another thread, makes the watcher, then walks `discovery` again beneath watches put
-    /// in place just before each directory is searched (and on the nearest existing ancestor of
-    /// each missing root), recording the stamps, and keeps that walk's result
+    /// in place just before each directory is searched (and on the way to each root: see
+    /// `DirectoryWatches::observe_way_to`), recording the stamps, and keeps that walk's result
     /// ([`Tripwire::checked`]). The tripwire is armed when every watch could be put; when the
     /// watcher cannot be made or a watch cannot be put (the limit, an error), it never arms and
     /// the stamps decide every time.
@@ -90,9 +90,7 @@ impl Tripwire {
             .ok();
             if let Some(watches) = &watches {
                 for root in discovery.roots() {
-                    if std::fs::symlink_metadata(&root.path).is_err() {
-                        watches.observe_missing(&root.path);
-                    }
+                    watches.observe_way_to(&root);
                 }
             }
             let started = SystemTime::now();
