@@ -292,19 +292,18 @@ impl DiscoveryCache {
             // Wait for the walk beneath the watches (it records the stamps) rather than walking
             // here too.
             let checked = tripwire.checked()?;
-            if tripwire.is_armed() {
-                if tripwire.is_quiet() {
-                    return Some(checked.found);
-                }
-                // Something happened: re-arm, watch the way to missing roots again, then let
-                // the stamps tell whether it mattered.
-                tripwire.reset();
-                tripwire.observe_missing(&checked.stamps);
+            if tripwire.is_quiet() {
+                return Some(checked.found);
             }
-            if checked.racy {
-                return None;
+            // Something happened (or the watches are not all up): watch the way to missing
+            // roots again, then let the stamps tell whether it mattered.
+            let owner = tripwire.is_armed() && tripwire.begin_check();
+            tripwire.observe_missing(&checked.stamps);
+            let held = !checked.racy && all_hold(&checked.stamps);
+            if owner {
+                tripwire.end_check(held);
             }
-            return all_hold(&checked.stamps).then_some(checked.found);
+            return held.then_some(checked.found);
         }
         if racy {
             return None;

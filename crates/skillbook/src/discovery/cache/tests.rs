@@ -402,6 +402,55 @@ mod watching {
         assert_eq!(*found, fixture.discovery.discover());
     }
 
+    /// After a trip, one caller checks the stamps; until it has found they held, no caller
+    /// sees the wire quiet, and a change during the check leaves it tripped.
+    #[test]
+    fn no_caller_sees_the_wire_quiet_while_another_checks_the_stamps() {
+        let fixture = Fixture::new();
+        skill(&fixture.root(), "a", "A.");
+        age(fixture.workspace.path());
+        let found = Arc::new(fixture.discovery.discover());
+        let tripwire = tripwire::Tripwire::new();
+        tripwire.arm_in_background(fixture.discovery.clone(), found);
+        tripwire.checked().unwrap();
+        assert!(tripwire.is_quiet());
+        let trip = || {
+            fs::write(fixture.root().join("a/notes.md"), "x").unwrap();
+            for _ in 0..400 {
+                if !tripwire.is_quiet() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            panic!("the wire never tripped");
+        };
+        trip();
+        assert!(tripwire.begin_check());
+        // A second caller does not own the check, and does not see the wire quiet.
+        assert!(!tripwire.begin_check());
+        assert!(!tripwire.is_quiet());
+        tripwire.end_check(true);
+        assert!(tripwire.is_quiet());
+        // A change during a check: the check's end leaves the wire tripped.
+        trip();
+        assert!(tripwire.begin_check());
+        fs::remove_file(fixture.root().join("a/notes.md")).unwrap();
+        let mut seen = false;
+        for _ in 0..400 {
+            seen = tripwire.is_tripped();
+            if seen {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(seen, "the change during the check was never seen");
+        tripwire.end_check(true);
+        assert!(!tripwire.is_quiet());
+        assert!(tripwire.begin_check());
+        tripwire.end_check(true);
+        assert!(tripwire.is_quiet());
+    }
+
     #[test]
     fn a_root_created_later_trips_the_parent_watch() {
         let fixture = Fixture::new();

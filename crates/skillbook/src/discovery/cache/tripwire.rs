@@ -11,13 +11,20 @@
 //! has ended waits for it.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 
 use crate::discovery::cache::{Stamp, is_racy};
 use crate::discovery::watches::{DEFAULT_MAX_WATCHES, DirectoryWatches};
 use crate::discovery::{Discovered, Discovery};
+
+/// Nothing happened since the watches went up (or since a check found the stamps held).
+const QUIET: u8 = 0;
+/// Something happened.
+const TRIPPED: u8 = 1;
+/// A caller is checking the stamps after a trip.
+const CHECKING: u8 = 2;
 
 /// What the walk beneath the watches found.
 #[derive(Debug, Clone)]
@@ -33,7 +40,8 @@ pub(super) struct Checked {
 /// Trips on any change in a directory a discovery searched (or on the way to a root not
 /// created yet).
 pub(super) struct Tripwire {
-    tripped: Arc<AtomicBool>,
+    /// [`QUIET`], [`TRIPPED`] or [`CHECKING`].
+    state: Arc<AtomicU8>,
     /// Every watch is in place: events now tell everything.
     armed: Arc<AtomicBool>,
     /// Whether arming has ended (armed or given up), for callers that wait for it.
@@ -48,7 +56,7 @@ impl std::fmt::Debug for Tripwire {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter
             .debug_struct("Tripwire")
-            .field("tripped", &self.tripped)
+            .field("state", &self.state)
             .finish_non_exhaustive()
     }
 }
@@ -57,7 +65,7 @@ impl Tripwire {
     /// A tripwire watching nothing yet.
     pub(super) fn new() -> Self {
         Tripwire {
-            tripped: Arc::new(AtomicBool::new(false)),
+            state: Arc::new(AtomicU8::new(QUIET)),
             armed: Arc::new(AtomicBool::new(false)),
             done: Arc::new((Mutex::new(false), Condvar::new())),
             checked: Arc::new(Mutex::new(None)),
@@ -72,8 +80,8 @@ impl Tripwire {
     /// watcher cannot be made or a watch cannot be put (the limit, an error), it never arms and
     /// the stamps decide every time.
     pub(super) fn arm_in_background(&self, discovery: Discovery, found: Arc<Discovered>) {
-        let (tripped, armed, done, checked, slot) = (
-            Arc::clone(&self.tripped),
+        let (state, armed, done, checked, slot) = (
+            Arc::clone(&self.state),
             Arc::clone(&self.armed),
             Arc::clone(&self.done),
             Arc::clone(&self.checked),
@@ -84,7 +92,7 @@ impl Tripwire {
             let _ended = Ended(Arc::clone(&done));
             let watches = DirectoryWatches::start(
                 DEFAULT_MAX_WATCHES,
-                Box::new(move |_| tripped.store(true, Ordering::SeqCst)),
+                Box::new(move |_| state.store(TRIPPED, Ordering::SeqCst)),
             )
             .map_err(|error| tracing::debug!("not watching: {error}"))
             .ok();
@@ -168,12 +176,32 @@ impl Tripwire {
 
     /// Whether the watches are in place and nothing happened since (or since the last reset).
     pub(super) fn is_quiet(&self) -> bool {
-        self.is_armed() && !self.tripped.load(Ordering::SeqCst)
+        self.is_armed() && self.state.load(Ordering::SeqCst) == QUIET
     }
 
-    /// Re-arms after the stamps showed that what happened did not matter.
-    pub(super) fn reset(&self) {
-        self.tripped.store(false, Ordering::SeqCst);
+    /// Starts checking the stamps after a trip; whether this caller owns the check (no one
+    /// else started one since the trip). Until the check ends, no caller sees the wire quiet:
+    /// each checks the stamps itself.
+    pub(super) fn begin_check(&self) -> bool {
+        self.state
+            .compare_exchange(TRIPPED, CHECKING, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+
+    /// Whether something happened that no check has begun on.
+    #[cfg(test)]
+    pub(super) fn is_tripped(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == TRIPPED
+    }
+
+    /// Ends the check this caller owns: the wire is quiet again when the stamps held and
+    /// nothing happened during the check.
+    pub(super) fn end_check(&self, held: bool) {
+        if held {
+            let _ =
+                self.state
+                    .compare_exchange(CHECKING, QUIET, Ordering::SeqCst, Ordering::SeqCst);
+        }
     }
 }
 
