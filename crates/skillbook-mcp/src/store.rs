@@ -166,6 +166,19 @@ enum Backend {
 /// or a special file in a folder), reported only when it is inside a skill.
 type Listed = (String, Result<ObjectMeta, String>);
 
+/// What one [`ObjectSource::survey`] found, fetching nothing.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Surveyed {
+    /// Skills a load would find (folders holding a skill file, within the limits); a load may
+    /// still leave one out, for its name or a file it cannot fetch.
+    pub skills: usize,
+    /// Objects a load would hold.
+    pub objects: usize,
+    /// What a load would leave out for its key, its kind or the limits.
+    pub problems: Vec<String>,
+}
+
 /// A prefix of an object store holding skills.
 pub struct ObjectSource {
     backend: Backend,
@@ -313,38 +326,7 @@ impl ObjectSource {
     /// is a problem of the result, not an error: its skill is left out and the others served.
     pub async fn load(&self) -> Result<Loaded, StoreError> {
         let mut problems = Vec::new();
-        let failed = |source| StoreError::List {
-            url: self.url.clone(),
-            source,
-        };
-        let (listed, folder) = match &self.backend {
-            Backend::Store {
-                store,
-                pages,
-                prefix,
-            } => {
-                let listed: Vec<ObjectMeta> = match pages {
-                    Some(pages) => self.list_pages(pages.as_ref(), prefix, &mut problems).await,
-                    None => store.list(Some(prefix)).try_collect().await,
-                }
-                .map_err(failed)?;
-                let listed = listed
-                    .into_iter()
-                    .filter_map(|meta| Some((below(prefix, &meta.location)?, Ok(meta))))
-                    .collect();
-                (listed, None)
-            }
-            Backend::Folder(root) => {
-                let (root, url) = (root.clone(), self.url.clone());
-                let (listed, boundary, left_out) =
-                    tokio::task::spawn_blocking(move || list_folder(&root, &url))
-                        .await
-                        .map_err(|error| failed(local_error(error)))?
-                        .map_err(failed)?;
-                problems.extend(left_out);
-                (listed, boundary.map(Arc::new))
-            }
-        };
+        let (listed, folder) = self.list(&mut problems).await?;
         let wanted = self.wanted(listed, &mut problems);
         let previous = self
             .cache
@@ -394,6 +376,70 @@ impl ObjectSource {
             problems,
             downloaded,
             reused,
+        })
+    }
+
+    /// Lists the prefix and says how many skills a load would find there, fetching nothing:
+    /// for a configuration check.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::List`] when the prefix cannot be listed.
+    pub async fn survey(&self) -> Result<Surveyed, StoreError> {
+        let mut problems = Vec::new();
+        let (listed, _) = self.list(&mut problems).await?;
+        let wanted = self.wanted(listed, &mut problems);
+        let skill_folders = skill_folders(wanted.iter().map(|(key, _)| key.as_str()));
+        // A skill file inside another skill's folder is one of that skill's files.
+        let skills = skill_folders
+            .iter()
+            .filter(|folder| folder.is_empty() || !below_any(folder, &skill_folders))
+            .count();
+        problems.sort();
+        Ok(Surveyed {
+            skills,
+            objects: wanted.len(),
+            problems,
+        })
+    }
+
+    /// Every object below the prefix, by key (and, for a `file://` prefix, the boundary its
+    /// files are read through).
+    async fn list(
+        &self,
+        problems: &mut Vec<String>,
+    ) -> Result<(Vec<Listed>, Option<Arc<ReadBoundary>>), StoreError> {
+        let failed = |source| StoreError::List {
+            url: self.url.clone(),
+            source,
+        };
+        Ok(match &self.backend {
+            Backend::Store {
+                store,
+                pages,
+                prefix,
+            } => {
+                let listed: Vec<ObjectMeta> = match pages {
+                    Some(pages) => self.list_pages(pages.as_ref(), prefix, problems).await,
+                    None => store.list(Some(prefix)).try_collect().await,
+                }
+                .map_err(failed)?;
+                let listed = listed
+                    .into_iter()
+                    .filter_map(|meta| Some((below(prefix, &meta.location)?, Ok(meta))))
+                    .collect();
+                (listed, None)
+            }
+            Backend::Folder(root) => {
+                let (root, url) = (root.clone(), self.url.clone());
+                let (listed, boundary, left_out) =
+                    tokio::task::spawn_blocking(move || list_folder(&root, &url))
+                        .await
+                        .map_err(|error| failed(local_error(error)))?
+                        .map_err(failed)?;
+                problems.extend(left_out);
+                (listed, boundary.map(Arc::new))
+            }
         })
     }
 
@@ -471,21 +517,10 @@ impl ObjectSource {
             .flat_map(|(key, _)| key.match_indices('/').map(|(end, _)| key[..end].to_owned()))
             .collect();
         keyed.retain(|(key, _)| !folders.contains(key));
-        let skill_folders: HashSet<&str> = keyed
-            .iter()
-            .filter_map(|(key, _)| {
-                let (folder, name) = key.rsplit_once('/').unwrap_or(("", key));
-                SKILL_FILES.contains(&name).then_some(folder)
-            })
-            .collect();
+        let skill_folders = skill_folders(keyed.iter().map(|(key, _)| key.as_str()));
         let in_skill: Vec<bool> = keyed
             .iter()
-            .map(|(key, _)| {
-                skill_folders.contains("")
-                    || key
-                        .match_indices('/')
-                        .any(|(end, _)| skill_folders.contains(&key[..end]))
-            })
+            .map(|(key, _)| below_any(key, &skill_folders))
             .collect();
         let mut total: u64 = 0;
         let mut wanted = Vec::new();
@@ -778,6 +813,23 @@ where
         builder = with(builder, parsed, value);
     }
     Ok(builder)
+}
+
+/// The folders (key prefixes, `""` for the prefix itself) holding a skill file.
+fn skill_folders<'k>(keys: impl Iterator<Item = &'k str>) -> HashSet<&'k str> {
+    keys.filter_map(|key| {
+        let (folder, name) = key.rsplit_once('/').unwrap_or(("", key));
+        SKILL_FILES.contains(&name).then_some(folder)
+    })
+    .collect()
+}
+
+/// Whether `key` lies below one of `folders` (every key lies below `""`).
+fn below_any(key: &str, folders: &HashSet<&str>) -> bool {
+    folders.contains("")
+        || key
+            .match_indices('/')
+            .any(|(end, _)| folders.contains(&key[..end]))
 }
 
 /// A cloud store, listed page by page.

@@ -102,6 +102,29 @@ async fn a_prefix_holds_skills_by_the_disk_rules() {
     assert_eq!(loaded.downloaded, 3);
 }
 
+/// A survey lists the prefix and counts the skills a load would find, fetching nothing.
+#[tokio::test]
+async fn a_survey_counts_skills_without_fetching() {
+    let store = bucket().await;
+    put(
+        &store,
+        "acme/skills/pdf/nested/SKILL.md",
+        &skill_md("nested", "Inside pdf."),
+    )
+    .await;
+    put(&store, "acme/skills/pdf/bad\u{1}key.md", "x").await;
+    let source = source(&store);
+    let surveyed = source.survey().await.unwrap();
+    // `pdf` (the nested skill file is one of its files) and `team/notes`.
+    assert_eq!(surveyed.skills, 2);
+    // pdf: SKILL.md, refs/forms.md, nested/SKILL.md, the bad key; notes: SKILL.md.
+    assert_eq!(surveyed.objects, 5);
+    // Nothing was fetched: the first load downloads every object.
+    let loaded = source.load().await.unwrap();
+    assert_eq!((loaded.downloaded, loaded.reused), (5, 0));
+    assert_eq!(loaded.skills.len(), surveyed.skills);
+}
+
 #[tokio::test]
 async fn a_warm_load_downloads_only_what_changed() {
     let store = bucket().await;

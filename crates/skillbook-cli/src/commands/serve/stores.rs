@@ -70,16 +70,17 @@ impl TenantStores {
         Ok(snapshot)
     }
 
-    /// Each source, listed once: whether it can be reached and how many skills it holds.
+    /// Each source, listed once (nothing fetched): whether it can be reached and how many
+    /// skills it holds.
     pub(crate) async fn check(&self) -> Vec<SourceReport> {
         let mut reports = Vec::with_capacity(self.sources.len());
         for source in &self.sources {
-            reports.push(match source.load().await {
-                Ok(loaded) => SourceReport {
+            reports.push(match source.survey().await {
+                Ok(surveyed) => SourceReport {
                     source: source.url().to_owned(),
                     reachable: true,
-                    skills: Some(loaded.skills.len()),
-                    problems: loaded.problems,
+                    skills: Some(surveyed.skills),
+                    problems: surveyed.problems,
                 },
                 Err(error) => SourceReport {
                     source: source.url().to_owned(),
