@@ -668,8 +668,9 @@ impl ObjectSource {
     }
 }
 
-/// What a `file://` prefix holds: every file below `root` by key, with its size and ETag (a
-/// special file, as not servable: reported only when it is inside a skill); the boundary the
+/// What a `file://` prefix holds: every file inside a skill below `root` by key, with its size
+/// and ETag (files outside every skill are not opened; a special file is listed as not
+/// servable, reported only when it is inside a skill); the boundary the
 /// files are read through; and what was left out wherever it is (a link, which is never
 /// followed; a folder that cannot be listed or whose name is not UTF-8). Nothing (and no
 /// boundary) when `root` does not exist, as for an empty prefix. `.git` and `node_modules` are
@@ -690,6 +691,8 @@ fn list_folder(
         return Ok((Vec::new(), None, Vec::new()));
     }
     let (mut listed, mut left_out) = (Vec::new(), Vec::new());
+    // Regular files, by key: only those inside a skill are opened, once all are known.
+    let mut files: Vec<String> = Vec::new();
     // Folders still to list, by key; "" is the prefix itself, which must be listable.
     let mut pending = vec![String::new()];
     while let Some(folder) = pending.pop() {
@@ -731,25 +734,33 @@ fn list_folder(
             match entry.kind {
                 EntryKind::Directory if !is_never_served(&entry.name) => pending.push(key),
                 EntryKind::Directory => {}
-                EntryKind::File => {
-                    let meta = boundary
-                        .open(&root.join(&key))
-                        .map(|opened| {
-                            let size = opened.size();
-                            ObjectMeta {
-                                location: Path::from(key.as_str()),
-                                last_modified: Default::default(),
-                                size,
-                                e_tag: file_tag(&opened.into_file(), size),
-                                version: None,
-                            }
-                        })
-                        .map_err(|error| format!("it cannot be read ({error})"));
-                    listed.push((key, meta));
-                }
+                EntryKind::File => files.push(key),
                 _ => listed.push((key, Err("it is not a regular file".to_owned()))),
             }
         }
+    }
+    let keys = files.iter().chain(listed.iter().map(|(key, _)| key));
+    let skill_folders = skill_folders(keys.map(String::as_str));
+    let in_skill: Vec<String> = files
+        .iter()
+        .filter(|key| below_any(key, &skill_folders))
+        .cloned()
+        .collect();
+    for key in in_skill {
+        let meta = boundary
+            .open(&root.join(&key))
+            .map(|opened| {
+                let size = opened.size();
+                ObjectMeta {
+                    location: Path::from(key.as_str()),
+                    last_modified: Default::default(),
+                    size,
+                    e_tag: file_tag(&opened.into_file(), size),
+                    version: None,
+                }
+            })
+            .map_err(|error| format!("it cannot be read ({error})"));
+        listed.push((key, meta));
     }
     Ok((listed, Some(boundary), left_out))
 }
