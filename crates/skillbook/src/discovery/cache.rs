@@ -297,12 +297,10 @@ impl DiscoveryCache {
             }
             // Something happened (or the watches are not all up): watch the way to missing
             // roots again, then let the stamps tell whether it mattered.
-            let owner = tripwire.is_armed() && tripwire.begin_check();
+            let trips = tripwire.begin_check();
             tripwire.observe_missing(&checked.stamps);
             let held = !checked.racy && all_hold(&checked.stamps);
-            if owner {
-                tripwire.end_check(held);
-            }
+            tripwire.end_check(trips, held);
             return held.then_some(checked.found);
         }
         if racy {

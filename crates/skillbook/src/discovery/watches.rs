@@ -103,6 +103,12 @@ impl DirectoryWatches {
     /// Watches `directory` (not its subdirectories) unless it is watched already or the limit
     /// is reached (then the set becomes incomplete).
     pub(crate) fn observe(&self, directory: &Path) {
+        self.watch(directory, true);
+    }
+
+    /// Watches `directory` (not its subdirectories) unless it is watched already; when it is
+    /// `required`, the set becomes incomplete past the limit or when the watch cannot be put.
+    fn watch(&self, directory: &Path, required: bool) {
         let gone = std::mem::take(&mut *self.gone.lock().unwrap_or_else(PoisonError::into_inner));
         for path in &gone {
             self.forget(path);
@@ -113,7 +119,9 @@ impl DirectoryWatches {
             return;
         }
         if watched.len() >= self.limit {
-            self.incomplete.store(true, Ordering::Relaxed);
+            if required {
+                self.incomplete.store(true, Ordering::Relaxed);
+            }
             return;
         }
         match self.backend.add(directory) {
@@ -123,7 +131,9 @@ impl DirectoryWatches {
             Err(error) if is_gone(&error) => {}
             Err(error) => {
                 tracing::debug!("cannot watch {}: {error}", directory.display());
-                self.incomplete.store(true, Ordering::Relaxed);
+                if required {
+                    self.incomplete.store(true, Ordering::Relaxed);
+                }
             }
         }
     }
@@ -145,9 +155,11 @@ impl DirectoryWatches {
             self.observe_missing(&root.path);
             return;
         }
+        // Best effort: a folder on the way that cannot be watched (unreadable, say) leaves the
+        // rest watched, as before it was watched at all.
         let mut folder = root.anchor.base.clone();
         for component in &root.anchor.components {
-            self.observe(&folder);
+            self.watch(&folder, false);
             folder.push(component);
         }
     }

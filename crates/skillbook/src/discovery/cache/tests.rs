@@ -402,10 +402,11 @@ mod watching {
         assert_eq!(*found, fixture.discovery.discover());
     }
 
-    /// After a trip, one caller checks the stamps; until it has found they held, no caller
-    /// sees the wire quiet, and a change during the check leaves it tripped.
+    /// After a trip, no caller sees the wire quiet until a check has found the stamps held;
+    /// a check answers only for the trips seen before it began, so a change during it (even one
+    /// another caller's check found) leaves the wire tripped.
     #[test]
-    fn no_caller_sees_the_wire_quiet_while_another_checks_the_stamps() {
+    fn no_caller_sees_the_wire_quiet_while_a_change_is_unchecked() {
         let fixture = Fixture::new();
         skill(&fixture.root(), "a", "A.");
         age(fixture.workspace.path());
@@ -414,40 +415,31 @@ mod watching {
         tripwire.arm_in_background(fixture.discovery.clone(), found);
         tripwire.checked().unwrap();
         assert!(tripwire.is_quiet());
-        let trip = || {
-            fs::write(fixture.root().join("a/notes.md"), "x").unwrap();
+        let trip = |change: &dyn Fn()| {
+            let before = tripwire.begin_check();
+            change();
             for _ in 0..400 {
-                if !tripwire.is_quiet() {
+                if tripwire.begin_check() > before {
                     return;
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
             panic!("the wire never tripped");
         };
-        trip();
-        assert!(tripwire.begin_check());
-        // A second caller does not own the check, and does not see the wire quiet.
-        assert!(!tripwire.begin_check());
+        let notes = fixture.root().join("a/notes.md");
+        trip(&|| fs::write(&notes, "x").unwrap());
         assert!(!tripwire.is_quiet());
-        tripwire.end_check(true);
-        assert!(tripwire.is_quiet());
-        // A change during a check: the check's end leaves the wire tripped.
-        trip();
-        assert!(tripwire.begin_check());
-        fs::remove_file(fixture.root().join("a/notes.md")).unwrap();
-        let mut seen = false;
-        for _ in 0..400 {
-            seen = tripwire.is_tripped();
-            if seen {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(seen, "the change during the check was never seen");
-        tripwire.end_check(true);
+        // Two callers check at once; the first finds the stamps held.
+        let first = tripwire.begin_check();
+        let second = tripwire.begin_check();
+        // A change lands during the checks; the second caller's check sees it.
+        trip(&|| fs::remove_file(&notes).unwrap());
+        tripwire.end_check(second, false);
+        tripwire.end_check(first, true);
         assert!(!tripwire.is_quiet());
-        assert!(tripwire.begin_check());
-        tripwire.end_check(true);
+        // A check begun after the change answers for it.
+        let third = tripwire.begin_check();
+        tripwire.end_check(third, true);
         assert!(tripwire.is_quiet());
     }
 

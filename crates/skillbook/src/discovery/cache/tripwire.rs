@@ -11,20 +11,13 @@
 //! has ended waits for it.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 
 use crate::discovery::cache::{Stamp, is_racy};
 use crate::discovery::watches::{DEFAULT_MAX_WATCHES, DirectoryWatches};
 use crate::discovery::{Discovered, Discovery};
-
-/// Nothing happened since the watches went up (or since a check found the stamps held).
-const QUIET: u8 = 0;
-/// Something happened.
-const TRIPPED: u8 = 1;
-/// A caller is checking the stamps after a trip.
-const CHECKING: u8 = 2;
 
 /// What the walk beneath the watches found.
 #[derive(Debug, Clone)]
@@ -40,8 +33,10 @@ pub(super) struct Checked {
 /// Trips on any change in a directory a discovery searched (or on the way to a root not
 /// created yet).
 pub(super) struct Tripwire {
-    /// [`QUIET`], [`TRIPPED`] or [`CHECKING`].
-    state: Arc<AtomicU8>,
+    /// How many times the wire tripped (events seen since the watches went up).
+    trips: Arc<AtomicU64>,
+    /// Trips up to this count were checked: the stamps held after them.
+    checked_through: AtomicU64,
     /// Every watch is in place: events now tell everything.
     armed: Arc<AtomicBool>,
     /// Whether arming has ended (armed or given up), for callers that wait for it.
@@ -56,7 +51,7 @@ impl std::fmt::Debug for Tripwire {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter
             .debug_struct("Tripwire")
-            .field("state", &self.state)
+            .field("trips", &self.trips)
             .finish_non_exhaustive()
     }
 }
@@ -65,7 +60,8 @@ impl Tripwire {
     /// A tripwire watching nothing yet.
     pub(super) fn new() -> Self {
         Tripwire {
-            state: Arc::new(AtomicU8::new(QUIET)),
+            trips: Arc::new(AtomicU64::new(0)),
+            checked_through: AtomicU64::new(0),
             armed: Arc::new(AtomicBool::new(false)),
             done: Arc::new((Mutex::new(false), Condvar::new())),
             checked: Arc::new(Mutex::new(None)),
@@ -80,8 +76,8 @@ impl Tripwire {
     /// watcher cannot be made or a watch cannot be put (the limit, an error), it never arms and
     /// the stamps decide every time.
     pub(super) fn arm_in_background(&self, discovery: Discovery, found: Arc<Discovered>) {
-        let (state, armed, done, checked, slot) = (
-            Arc::clone(&self.state),
+        let (trips, armed, done, checked, slot) = (
+            Arc::clone(&self.trips),
             Arc::clone(&self.armed),
             Arc::clone(&self.done),
             Arc::clone(&self.checked),
@@ -92,7 +88,9 @@ impl Tripwire {
             let _ended = Ended(Arc::clone(&done));
             let watches = DirectoryWatches::start(
                 DEFAULT_MAX_WATCHES,
-                Box::new(move |_| state.store(TRIPPED, Ordering::SeqCst)),
+                Box::new(move |_| {
+                    trips.fetch_add(1, Ordering::SeqCst);
+                }),
             )
             .map_err(|error| tracing::debug!("not watching: {error}"))
             .ok();
@@ -174,33 +172,24 @@ impl Tripwire {
         self.armed.load(Ordering::SeqCst)
     }
 
-    /// Whether the watches are in place and nothing happened since (or since the last reset).
+    /// Whether the watches are in place and every trip so far was checked.
     pub(super) fn is_quiet(&self) -> bool {
-        self.is_armed() && self.state.load(Ordering::SeqCst) == QUIET
+        self.is_armed()
+            && self.checked_through.load(Ordering::SeqCst) == self.trips.load(Ordering::SeqCst)
     }
 
-    /// Starts checking the stamps after a trip; whether this caller owns the check (no one
-    /// else started one since the trip). Until the check ends, no caller sees the wire quiet:
-    /// each checks the stamps itself.
-    pub(super) fn begin_check(&self) -> bool {
-        self.state
-            .compare_exchange(TRIPPED, CHECKING, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
+    /// Starts checking the stamps after a trip: the trips the check will answer for (those
+    /// seen before it looks at a single stamp). Callers may check at once; a trip during a
+    /// check is not answered for by it.
+    pub(super) fn begin_check(&self) -> u64 {
+        self.trips.load(Ordering::SeqCst)
     }
 
-    /// Whether something happened that no check has begun on.
-    #[cfg(test)]
-    pub(super) fn is_tripped(&self) -> bool {
-        self.state.load(Ordering::SeqCst) == TRIPPED
-    }
-
-    /// Ends the check this caller owns: the wire is quiet again when the stamps held and
-    /// nothing happened during the check.
-    pub(super) fn end_check(&self, held: bool) {
+    /// Ends a check begun at `trips`: when the stamps held, those trips are answered for, and
+    /// the wire is quiet unless it tripped since.
+    pub(super) fn end_check(&self, trips: u64, held: bool) {
         if held {
-            let _ =
-                self.state
-                    .compare_exchange(CHECKING, QUIET, Ordering::SeqCst, Ordering::SeqCst);
+            self.checked_through.fetch_max(trips, Ordering::SeqCst);
         }
     }
 }
