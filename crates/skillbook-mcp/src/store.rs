@@ -166,16 +166,16 @@ enum Backend {
 /// or a special file in a folder), reported only when it is inside a skill.
 type Listed = (String, Result<ObjectMeta, String>);
 
-/// What one [`ObjectSource::survey`] found, fetching nothing.
+/// What one [`ObjectSource::survey`] found, fetching only the skill files.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct Surveyed {
-    /// Skills a load would find (folders holding a skill file, within the limits); a load may
-    /// still leave one out, for its name or a file it cannot fetch.
+    /// Skills a load would serve (unless an object other than a skill file cannot be fetched
+    /// then).
     pub skills: usize,
-    /// Objects a load would hold.
+    /// Objects a load would fetch.
     pub objects: usize,
-    /// What a load would leave out for its key, its kind or the limits.
+    /// What a load would leave out, and why: the same sentences as [`Loaded::problems`].
     pub problems: Vec<String>,
 }
 
@@ -333,21 +333,7 @@ impl ObjectSource {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        let fetched: Vec<(String, Result<Fetched, String>)> = futures_util::stream::iter(wanted)
-            .map(|(key, meta)| {
-                let cached = previous.get(&key).cloned();
-                let folder = folder.clone();
-                async move {
-                    let fetched = match folder {
-                        Some(boundary) => self.read_file(boundary, &key, cached).await,
-                        None => self.fetch(&meta, cached).await,
-                    };
-                    (key, fetched)
-                }
-            })
-            .buffer_unordered(CONCURRENT_GETS)
-            .collect()
-            .await;
+        let fetched = self.fetch_all(wanted, folder.as_ref(), &previous).await;
         let (mut downloaded, mut reused) = (0, 0);
         let mut cache = HashMap::with_capacity(fetched.len());
         for (key, fetched) in fetched {
@@ -379,28 +365,71 @@ impl ObjectSource {
         })
     }
 
-    /// Lists the prefix and says how many skills a load would find there, fetching nothing:
-    /// for a configuration check.
+    /// Lists the prefix and says how many skills a load would find there, and what it would
+    /// leave out, fetching only the skill files (to read their names): for a configuration
+    /// check. Nothing is cached.
     ///
     /// # Errors
     ///
     /// [`StoreError::List`] when the prefix cannot be listed.
     pub async fn survey(&self) -> Result<Surveyed, StoreError> {
         let mut problems = Vec::new();
-        let (listed, _) = self.list(&mut problems).await?;
+        let (listed, folder) = self.list(&mut problems).await?;
         let wanted = self.wanted(listed, &mut problems);
-        let skill_folders = skill_folders(wanted.iter().map(|(key, _)| key.as_str()));
-        // A skill file inside another skill's folder is one of that skill's files.
-        let skills = skill_folders
-            .iter()
-            .filter(|folder| folder.is_empty() || !below_any(folder, &skill_folders))
-            .count();
+        let objects = wanted.len();
+        let (skill_files, others): (Vec<_>, Vec<_>) = wanted.into_iter().partition(|(key, _)| {
+            SKILL_FILES.contains(&key.rsplit_once('/').map_or(key.as_str(), |(_, name)| name))
+        });
+        // Every other file is given as empty: its key is checked as a load would, its bytes
+        // are not needed.
+        let mut files: Vec<(String, Arc<[u8]>)> = others
+            .into_iter()
+            .map(|(key, _)| (key, Arc::from(&[][..])))
+            .collect();
+        for (key, fetched) in self
+            .fetch_all(skill_files, folder.as_ref(), &HashMap::new())
+            .await
+        {
+            match fetched {
+                Ok(Fetched::Downloaded(object) | Fetched::Reused(object)) => {
+                    files.push((key, object.bytes));
+                }
+                Err(problem) => problems.push(problem),
+            }
+        }
+        let (skills, refused) = from_files(files, Origin::ObjectStore);
+        problems.extend(refused.iter().map(|error| format!("{}: {error}", self.url)));
         problems.sort();
         Ok(Surveyed {
-            skills,
-            objects: wanted.len(),
+            skills: skills.len(),
+            objects,
             problems,
         })
+    }
+
+    /// Fetches `wanted` ([`CONCURRENT_GETS`] at a time), reusing what `previous` holds with the
+    /// same ETag; a `file://` prefix's files are read through `folder`.
+    async fn fetch_all(
+        &self,
+        wanted: Vec<(String, ObjectMeta)>,
+        folder: Option<&Arc<ReadBoundary>>,
+        previous: &HashMap<String, Cached>,
+    ) -> Vec<(String, Result<Fetched, String>)> {
+        futures_util::stream::iter(wanted)
+            .map(|(key, meta)| {
+                let cached = previous.get(&key).cloned();
+                let folder = folder.cloned();
+                async move {
+                    let fetched = match folder {
+                        Some(boundary) => self.read_file(boundary, &key, cached).await,
+                        None => self.fetch(&meta, cached).await,
+                    };
+                    (key, fetched)
+                }
+            })
+            .buffer_unordered(CONCURRENT_GETS)
+            .collect()
+            .await
     }
 
     /// Every object below the prefix, by key (and, for a `file://` prefix, the boundary its

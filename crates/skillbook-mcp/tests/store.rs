@@ -102,9 +102,9 @@ async fn a_prefix_holds_skills_by_the_disk_rules() {
     assert_eq!(loaded.downloaded, 3);
 }
 
-/// A survey lists the prefix and counts the skills a load would find, fetching nothing.
+/// A survey counts and reports what a load would, fetching only the skill files.
 #[tokio::test]
-async fn a_survey_counts_skills_without_fetching() {
+async fn a_survey_reports_what_a_load_would_fetching_only_skill_files() {
     let store = bucket().await;
     put(
         &store,
@@ -112,17 +112,24 @@ async fn a_survey_counts_skills_without_fetching() {
         &skill_md("nested", "Inside pdf."),
     )
     .await;
-    put(&store, "acme/skills/pdf/bad\u{1}key.md", "x").await;
+    put(
+        &store,
+        "acme/skills/unnamed/SKILL.md",
+        "---\nname: a\u{7}b\n---\n",
+    )
+    .await;
     let source = source(&store);
     let surveyed = source.survey().await.unwrap();
-    // `pdf` (the nested skill file is one of its files) and `team/notes`.
-    assert_eq!(surveyed.skills, 2);
-    // pdf: SKILL.md, refs/forms.md, nested/SKILL.md, the bad key; notes: SKILL.md.
-    assert_eq!(surveyed.objects, 5);
-    // Nothing was fetched: the first load downloads every object.
     let loaded = source.load().await.unwrap();
+    // `pdf` (the nested skill file is one of its files) and `team/notes`; `unnamed` is left out.
+    assert_eq!(surveyed.skills, 2, "{:?}", surveyed.problems);
+    assert_eq!(surveyed.skills, loaded.skills.len());
+    assert_eq!(surveyed.problems, loaded.problems);
+    assert_eq!(surveyed.problems.len(), 1, "{:?}", surveyed.problems);
+    // pdf: SKILL.md, refs/forms.md, nested/SKILL.md; notes and unnamed: SKILL.md.
+    assert_eq!(surveyed.objects, 5);
+    // Nothing was cached: the load downloaded every object.
     assert_eq!((loaded.downloaded, loaded.reused), (5, 0));
-    assert_eq!(loaded.skills.len(), surveyed.skills);
 }
 
 #[tokio::test]

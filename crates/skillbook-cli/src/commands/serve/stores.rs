@@ -70,8 +70,8 @@ impl TenantStores {
         Ok(snapshot)
     }
 
-    /// Each source, listed once (nothing fetched): whether it can be reached and how many
-    /// skills it holds.
+    /// Each source, listed once (only its skill files fetched): whether it can be reached, how
+    /// many skills it holds and what a load would leave out.
     pub(crate) async fn check(&self) -> Vec<SourceReport> {
         let mut reports = Vec::with_capacity(self.sources.len());
         for source in &self.sources {
