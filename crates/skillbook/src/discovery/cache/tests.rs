@@ -443,6 +443,35 @@ mod watching {
         assert!(tripwire.is_quiet());
     }
 
+    /// The workspace is watched on the way to its roots; a file written directly in it cannot
+    /// change the result and leaves the wire quiet, while a change below a root trips it.
+    #[test]
+    fn a_write_beside_the_roots_leaves_the_wire_quiet() {
+        let fixture = Fixture::new();
+        skill(&fixture.root(), "a", "A.");
+        for root in fixture.discovery.roots() {
+            fs::create_dir_all(&root.path).unwrap();
+        }
+        age(fixture.workspace.path());
+        let found = Arc::new(fixture.discovery.discover());
+        let tripwire = tripwire::Tripwire::new();
+        tripwire.arm_in_background(fixture.discovery.clone(), found);
+        tripwire.checked().unwrap();
+        assert!(tripwire.is_quiet());
+        fs::write(fixture.workspace.path().join("README.md"), "x").unwrap();
+        // Events arrive within milliseconds; a wire that counted this one would show it by now.
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(tripwire.is_quiet());
+        fs::write(fixture.root().join("a/notes.md"), "x").unwrap();
+        for _ in 0..400 {
+            if !tripwire.is_quiet() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("a change below a root never tripped the wire");
+    }
+
     #[test]
     fn a_root_created_later_trips_the_parent_watch() {
         let fixture = Fixture::new();

@@ -10,13 +10,13 @@
 //! changed), with its stamps for when the wire has tripped. A call made before the second walk
 //! has ended waits for it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 
 use crate::discovery::cache::{Stamp, is_racy};
-use crate::discovery::watches::{DEFAULT_MAX_WATCHES, DirectoryWatches};
+use crate::discovery::watches::{DEFAULT_MAX_WATCHES, DirectoryWatches, Seen};
 use crate::discovery::{Discovered, Discovery};
 
 /// What the walk beneath the watches found.
@@ -86,10 +86,18 @@ impl Tripwire {
         let arming = move || {
             // Arming ends however the walk does (a panic included): no caller waits forever.
             let _ended = Ended(Arc::clone(&done));
+            // Where a change matters, known once the second walk has ended; until then every
+            // event trips the wire.
+            let relevant: Arc<OnceLock<Vec<PathBuf>>> = Arc::default();
             let watches = DirectoryWatches::start(
                 DEFAULT_MAX_WATCHES,
-                Box::new(move |_| {
-                    trips.fetch_add(1, Ordering::SeqCst);
+                Box::new({
+                    let relevant = Arc::clone(&relevant);
+                    move |seen| {
+                        if matters(&seen, relevant.get().map(Vec::as_slice)) {
+                            trips.fetch_add(1, Ordering::SeqCst);
+                        }
+                    }
                 }),
             )
             .map_err(|error| tracing::debug!("not watching: {error}"))
@@ -116,6 +124,13 @@ impl Tripwire {
             } else {
                 Arc::new(again)
             };
+            let mut places: Vec<PathBuf> = discovery
+                .roots()
+                .into_iter()
+                .map(|root| root.path)
+                .collect();
+            places.extend(found.read_roots.iter().cloned());
+            let _ = relevant.set(places);
             *checked.lock().unwrap_or_else(PoisonError::into_inner) = Some(Checked {
                 found,
                 stamps: stamps.into(),
@@ -192,6 +207,22 @@ impl Tripwire {
             self.checked_through.fetch_max(trips, Ordering::SeqCst);
         }
     }
+}
+
+/// Whether what the watches saw can change a discovery's result: anything below a root or a
+/// read root, or on the way to a root (`.agents` renamed). A file written directly in the
+/// workspace or home, watched only as a folder on the way to a root, cannot. Everything matters
+/// while `places` is not known yet, and so do lost events.
+fn matters(seen: &Seen, places: Option<&[PathBuf]>) -> bool {
+    let (Seen::Changed(paths), Some(places)) = (seen, places) else {
+        return true;
+    };
+    paths.iter().any(|path| {
+        path.as_os_str().is_empty()
+            || places
+                .iter()
+                .any(|place| path.starts_with(place) || place.starts_with(path))
+    })
 }
 
 /// Marks arming as ended, and wakes the callers waiting for it, when dropped.
