@@ -102,6 +102,79 @@ async fn a_prefix_holds_skills_by_the_disk_rules() {
     assert_eq!(loaded.downloaded, 3);
 }
 
+/// A store that counts the objects fetched from it.
+#[derive(Debug)]
+struct Counting {
+    inner: Arc<InMemory>,
+    gets: std::sync::atomic::AtomicUsize,
+}
+
+impl std::fmt::Display for Counting {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "Counting({})", self.inner)
+    }
+}
+
+#[async_trait::async_trait]
+impl ObjectStore for Counting {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        options: object_store::PutOptions,
+    ) -> object_store::Result<object_store::PutResult> {
+        self.inner.put_opts(location, payload, options).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        options: object_store::PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn object_store::MultipartUpload>> {
+        self.inner.put_multipart_opts(location, options).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &Path,
+        options: object_store::GetOptions,
+    ) -> object_store::Result<object_store::GetResult> {
+        self.gets.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.get_opts(location, options).await
+    }
+
+    fn delete_stream(
+        &self,
+        locations: futures_util::stream::BoxStream<'static, object_store::Result<Path>>,
+    ) -> futures_util::stream::BoxStream<'static, object_store::Result<Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(
+        &self,
+        prefix: Option<&Path>,
+    ) -> futures_util::stream::BoxStream<'static, object_store::Result<object_store::ObjectMeta>>
+    {
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(
+        &self,
+        prefix: Option<&Path>,
+    ) -> object_store::Result<object_store::ListResult> {
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: object_store::CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
 /// A survey counts and reports what a load would, fetching only the skill files.
 #[tokio::test]
 async fn a_survey_reports_what_a_load_would_fetching_only_skill_files() {
@@ -118,8 +191,15 @@ async fn a_survey_reports_what_a_load_would_fetching_only_skill_files() {
         "---\nname: a\u{7}b\n---\n",
     )
     .await;
-    let source = source(&store);
+    let counting = Arc::new(Counting {
+        inner: store,
+        gets: Default::default(),
+    });
+    let dynamic: Arc<dyn ObjectStore> = counting.clone();
+    let source = ObjectSource::new(dynamic, Path::from("acme/skills"), "memory:///acme/skills");
     let surveyed = source.survey().await.unwrap();
+    // The skill files of pdf (and its nested one), notes and unnamed; not refs/forms.md.
+    assert_eq!(counting.gets.load(std::sync::atomic::Ordering::SeqCst), 4);
     let loaded = source.load().await.unwrap();
     // `pdf` (the nested skill file is one of its files) and `team/notes`; `unnamed` is left out.
     assert_eq!(surveyed.skills, 2, "{:?}", surveyed.problems);
