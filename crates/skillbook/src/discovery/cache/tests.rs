@@ -222,6 +222,38 @@ fn many_stamps_are_checked_in_parallel_with_the_same_answer() {
 mod watching {
     use super::*;
 
+    /// A tripwire armed on `discovery` (whose first result was `found`), once its walk has ended.
+    fn armed(
+        discovery: &Discovery,
+        found: &Arc<Discovered>,
+    ) -> (tripwire::Tripwire, tripwire::Checked) {
+        let tripwire = tripwire::Tripwire::new();
+        tripwire.arm_in_background(discovery.clone(), Arc::clone(found));
+        let checked = tripwire.checked().unwrap();
+        assert!(tripwire.is_armed());
+        (tripwire, checked)
+    }
+
+    /// Makes `change`, then waits until the wire has counted a trip after it.
+    fn trip(tripwire: &tripwire::Tripwire, change: impl FnOnce()) {
+        let before = tripwire.begin_check();
+        change();
+        for _ in 0..400 {
+            if tripwire.begin_check() > before {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("the wire never tripped");
+    }
+
+    /// Creates every root of `discovery`, so no watch for a missing one sits on the workspace.
+    fn create_every_root(discovery: &Discovery) {
+        for root in discovery.roots() {
+            fs::create_dir_all(&root.path).unwrap();
+        }
+    }
+
     fn wait_until_seen(
         cache: &DiscoveryCache,
         discovery: &Discovery,
@@ -283,21 +315,14 @@ mod watching {
                 age(fixture.workspace.path());
             }
             let found = Arc::new(fixture.discovery.discover());
-            let arm = || {
-                let tripwire = tripwire::Tripwire::new();
-                tripwire.arm_in_background(fixture.discovery.clone(), Arc::clone(&found));
-                let checked = tripwire.checked().unwrap();
-                assert!(tripwire.is_armed(), "racy: {racy}");
-                (tripwire, checked)
-            };
             // Nothing changed: armed and quiet, and the first result is the one served.
-            let (tripwire, checked) = arm();
+            let (tripwire, checked) = armed(&fixture.discovery, &found);
             assert_eq!(checked.racy, racy);
             assert!(tripwire.is_quiet(), "racy: {racy}");
             assert!(Arc::ptr_eq(&checked.found, &found), "racy: {racy}");
             // A skill added to a collection before the watches go up.
             skill(&fixture.root(), "team/c", "C.");
-            let (_, checked) = arm();
+            let (_, checked) = armed(&fixture.discovery, &found);
             assert_eq!(checked.found.skills.len(), 3, "racy: {racy}");
             assert_eq!(*checked.found, fixture.discovery.discover(), "racy: {racy}");
             assert!(all_hold(&checked.stamps), "racy: {racy}");
@@ -381,10 +406,7 @@ mod watching {
     fn a_folder_on_the_way_to_a_root_replaced_is_seen() {
         let fixture = Fixture::new();
         skill(&fixture.root(), "a", "A.");
-        // Every root exists, so no watch for a missing one sits on the workspace.
-        for root in fixture.discovery.roots() {
-            fs::create_dir_all(&root.path).unwrap();
-        }
+        create_every_root(&fixture.discovery);
         let elsewhere = tempfile::tempdir_in(fixture.workspace.path().parent().unwrap()).unwrap();
         let new = elsewhere.path().join("new");
         skill(&new.join("skills"), "a", "A.");
@@ -410,30 +432,16 @@ mod watching {
         let fixture = Fixture::new();
         skill(&fixture.root(), "a", "A.");
         age(fixture.workspace.path());
-        let found = Arc::new(fixture.discovery.discover());
-        let tripwire = tripwire::Tripwire::new();
-        tripwire.arm_in_background(fixture.discovery.clone(), found);
-        tripwire.checked().unwrap();
+        let (tripwire, _) = armed(&fixture.discovery, &Arc::new(fixture.discovery.discover()));
         assert!(tripwire.is_quiet());
-        let trip = |change: &dyn Fn()| {
-            let before = tripwire.begin_check();
-            change();
-            for _ in 0..400 {
-                if tripwire.begin_check() > before {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            panic!("the wire never tripped");
-        };
         let notes = fixture.root().join("a/notes.md");
-        trip(&|| fs::write(&notes, "x").unwrap());
+        trip(&tripwire, || fs::write(&notes, "x").unwrap());
         assert!(!tripwire.is_quiet());
         // Two callers check at once; the first finds the stamps held.
         let first = tripwire.begin_check();
         let second = tripwire.begin_check();
         // A change lands during the checks; the second caller's check sees it.
-        trip(&|| fs::remove_file(&notes).unwrap());
+        trip(&tripwire, || fs::remove_file(&notes).unwrap());
         tripwire.end_check(second, false);
         tripwire.end_check(first, true);
         assert!(!tripwire.is_quiet());
@@ -449,27 +457,18 @@ mod watching {
     fn a_write_beside_the_roots_leaves_the_wire_quiet() {
         let fixture = Fixture::new();
         skill(&fixture.root(), "a", "A.");
-        for root in fixture.discovery.roots() {
-            fs::create_dir_all(&root.path).unwrap();
-        }
+        create_every_root(&fixture.discovery);
         age(fixture.workspace.path());
-        let found = Arc::new(fixture.discovery.discover());
-        let tripwire = tripwire::Tripwire::new();
-        tripwire.arm_in_background(fixture.discovery.clone(), found);
-        tripwire.checked().unwrap();
+        let (tripwire, _) = armed(&fixture.discovery, &Arc::new(fixture.discovery.discover()));
         assert!(tripwire.is_quiet());
         fs::write(fixture.workspace.path().join("README.md"), "x").unwrap();
         // Events arrive within milliseconds; a wire that counted this one would show it by now.
         std::thread::sleep(Duration::from_millis(300));
         assert!(tripwire.is_quiet());
-        fs::write(fixture.root().join("a/notes.md"), "x").unwrap();
-        for _ in 0..400 {
-            if !tripwire.is_quiet() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        panic!("a change below a root never tripped the wire");
+        trip(&tripwire, || {
+            fs::write(fixture.root().join("a/notes.md"), "x").unwrap();
+        });
+        assert!(!tripwire.is_quiet());
     }
 
     #[test]
