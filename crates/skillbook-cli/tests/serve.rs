@@ -18,7 +18,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -951,18 +951,23 @@ fn skillbook(arguments: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
-fn check_config_reports_the_tenants_or_what_is_wrong() {
-    let fixture = Fixture::new("");
-    let config = fixture.config().display().to_string();
-    let output = skillbook(&[
+/// `skillbook --format json serve --config CONFIG --check-config`.
+fn check_config_json(config: &str) -> Output {
+    skillbook(&[
         "--format",
         "json",
         "serve",
         "--config",
-        &config,
+        config,
         "--check-config",
-    ]);
+    ])
+}
+
+#[test]
+fn check_config_reports_the_tenants_or_what_is_wrong() {
+    let fixture = Fixture::new("");
+    let config = fixture.config().display().to_string();
+    let output = check_config_json(&config);
     assert!(output.status.success(), "{output:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let root = fixture.path().display().to_string();
@@ -1017,14 +1022,7 @@ fn check_config_reports_the_tenants_or_what_is_wrong() {
     ] {
         fixture.write("bad.toml", file);
         let bad = fixture.path().join("bad.toml").display().to_string();
-        let output = skillbook(&[
-            "--format",
-            "json",
-            "serve",
-            "--config",
-            &bad,
-            "--check-config",
-        ]);
+        let output = check_config_json(&bad);
         assert_eq!(output.status.code(), Some(1), "{file}");
         let error: Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(error["error"], "invalid_config", "{file}");
@@ -1280,14 +1278,7 @@ mod store {
             "",
         );
         let config = config.display().to_string();
-        let output = skillbook(&[
-            "--format",
-            "json",
-            "serve",
-            "--config",
-            &config,
-            "--check-config",
-        ]);
+        let output = check_config_json(&config);
         assert_eq!(output.status.code(), Some(1), "{output:?}");
         let report: Value = serde_json::from_slice(&output.stdout).unwrap();
         let sources = &report["tenants"][0]["sources"];
