@@ -418,9 +418,18 @@ impl ObjectSource {
                 let cached = previous.get(&key).cloned();
                 let folder = folder.cloned();
                 async move {
-                    let fetched = match folder {
-                        Some(boundary) => self.read_file(boundary, &key, cached).await,
-                        None => self.fetch(&meta, cached).await,
+                    let fetched = match (&self.backend, folder) {
+                        (Backend::Folder(root), Some(boundary)) => {
+                            self.read_file(root, boundary, &key, cached).await
+                        }
+                        (Backend::Store { store, .. }, _) => {
+                            self.fetch(store.as_ref(), &meta, cached).await
+                        }
+                        // A missing folder lists nothing, so nothing is fetched from it.
+                        (Backend::Folder(_), None) => Err(format!(
+                            "{}: `{key}` is left out: the folder is gone",
+                            self.url
+                        )),
                     };
                     (key, fetched)
                 }
@@ -591,13 +600,12 @@ impl ObjectSource {
 
     /// The object's bytes: the cached ones when the listing shows the same ETag or the store
     /// answers "not modified", else downloaded.
-    async fn fetch(&self, meta: &ObjectMeta, cached: Option<Cached>) -> Result<Fetched, String> {
-        let Backend::Store { store, .. } = &self.backend else {
-            return Err(format!(
-                "{}: `{}` cannot be fetched",
-                self.url, meta.location
-            ));
-        };
+    async fn fetch(
+        &self,
+        store: &dyn ObjectStore,
+        meta: &ObjectMeta,
+        cached: Option<Cached>,
+    ) -> Result<Fetched, String> {
         if let Some(cached) = &cached
             && cached.e_tag.is_some()
             && cached.e_tag == meta.e_tag

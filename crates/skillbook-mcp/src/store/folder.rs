@@ -10,24 +10,22 @@ use object_store::ObjectMeta;
 use object_store::path::Path;
 use skillbook::boundary::{BoundaryError, EntryKind, ReadBoundary, is_never_served};
 
-use super::{Backend, Cached, Fetched, Listed, ObjectSource, below_any, skill_folders};
+use super::{Cached, Fetched, Listed, ObjectSource, below_any, skill_folders};
 
 /// A local file modified this recently may change again within its time stamp's tick, unseen:
 /// it is read again at the next load rather than trusted by its ETag.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 impl ObjectSource {
-    /// A file of a `file://` prefix: the cached bytes when its ETag ([`file_tag`]) is the one
+    /// A file of the `file://` prefix `root`: the cached bytes when its ETag ([`file_tag`]) is the one
     /// cached, else read (opened beneath the folder's handle: nothing outside it is read).
     pub(super) async fn read_file(
         &self,
+        root: &std::path::Path,
         boundary: Arc<ReadBoundary>,
         key: &str,
         cached: Option<Cached>,
     ) -> Result<Fetched, String> {
-        let Backend::Folder(root) = &self.backend else {
-            return Err(format!("{}: `{key}` cannot be read", self.url));
-        };
         let path = root.join(key);
         let limit = self.limits.max_file_bytes;
         let read = tokio::task::spawn_blocking(move || -> Result<Fetched, String> {
