@@ -1,4 +1,5 @@
-//! Skill search: building the index and answering one query, over 1,000 and 10,000 skills.
+//! Skill search: building the index (1,000 and 10,000 skills) and answering one query (1,000,
+//! 10,000 and 100,000 skills), for skillbook's ranking, words alone and plain BM25.
 //!
 //! `cargo bench -p skillbook --bench search`. The skills are the evaluation corpus
 //! (`tests/search_eval/skills.jsonl`, 557 skills) repeated with a numbered name
@@ -20,6 +21,7 @@ use skillbook::CatalogEntry;
 use skillbook::search::{DEFAULT_LIMIT, Ranking, SearchIndex};
 
 const SIZES: [usize; 2] = [1_000, 10_000];
+const SEARCH_SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
 const QUERIES: [&str; 3] = [
     "my spreadsheet totals are off, can you fix the formulas?",
@@ -65,12 +67,12 @@ fn entries(skills: &[(String, String, String)]) -> impl Iterator<Item = CatalogE
 
 /// The index of `count` skills ranked by `ranking`, built once per process.
 fn index(count: usize, ranking: Ranking) -> SearchIndex {
-    type Indexes = HashMap<(usize, bool), SearchIndex>;
+    type Indexes = HashMap<(usize, String), SearchIndex>;
     static INDEXES: OnceLock<Mutex<Indexes>> = OnceLock::new();
     let indexes = INDEXES.get_or_init(|| Mutex::new(HashMap::new()));
     let mut indexes = indexes.lock().expect("the index cache");
     indexes
-        .entry((count, ranking == Ranking::Default))
+        .entry((count, format!("{ranking:?}")))
         .or_insert_with(|| SearchIndex::with_ranking(entries(&skills(count)), ranking))
         .clone()
 }
@@ -84,6 +86,15 @@ fn build(bencher: Bencher, count: usize) {
         .bench(|| SearchIndex::new(entries(&skills)));
 }
 
+/// Building the index of words alone (counts skills).
+#[divan::bench(args = SIZES)]
+fn build_words(bencher: Bencher, count: usize) {
+    let skills = skills(count);
+    bencher
+        .counter(ItemsCount::new(count))
+        .bench(|| SearchIndex::with_ranking(entries(&skills), Ranking::Words));
+}
+
 /// Building the plain BM25 index (counts skills).
 #[divan::bench(args = SIZES)]
 fn build_bm25(bencher: Bencher, count: usize) {
@@ -94,14 +105,21 @@ fn build_bm25(bencher: Bencher, count: usize) {
 }
 
 /// One search with skillbook's ranking.
-#[divan::bench(consts = SIZES, args = QUERIES)]
+#[divan::bench(consts = SEARCH_SIZES, args = QUERIES)]
 fn search<const COUNT: usize>(bencher: Bencher, query: &str) {
     let index = index(COUNT, Ranking::Default);
     bencher.bench(|| index.search(query, DEFAULT_LIMIT));
 }
 
+/// One search with words alone.
+#[divan::bench(consts = SEARCH_SIZES, args = QUERIES)]
+fn search_words<const COUNT: usize>(bencher: Bencher, query: &str) {
+    let index = index(COUNT, Ranking::Words);
+    bencher.bench(|| index.search(query, DEFAULT_LIMIT));
+}
+
 /// One search with plain BM25.
-#[divan::bench(consts = SIZES, args = QUERIES)]
+#[divan::bench(consts = SEARCH_SIZES, args = QUERIES)]
 fn search_bm25<const COUNT: usize>(bencher: Bencher, query: &str) {
     let index = index(COUNT, Ranking::Bm25);
     bencher.bench(|| index.search(query, DEFAULT_LIMIT));

@@ -23,10 +23,7 @@ pub(crate) fn run(common: &CommonArgs, args: &SearchArgs) -> anyhow::Result<Outc
     let index = SearchIndex::new(found.skills.iter().map(CatalogEntry::from));
     let query = args.query.join(" ");
     let limit = usize::try_from(args.limit).unwrap_or(skillbook::search::MAX_LIMIT);
-    let mut hits = index.search(&query, limit);
-    for hit in &mut hits {
-        hit.score = (hit.score * 10_000.0).round() / 10_000.0;
-    }
+    let hits = index.search(&query, limit);
     match common.format {
         Format::Json => output::json(&Found {
             results: &hits,

@@ -97,8 +97,7 @@ pub fn search_call(index: &SearchIndex, arguments: &Value) -> Result<Value, Valu
                 "name": hit.name,
                 "description": hit.description,
                 "location": hit.location,
-                // Four decimals: enough to rank by, and the same text on every platform.
-                "score": (hit.score * 10_000.0).round() / 10_000.0,
+                "score": hit.score,
             })
         })
         .collect();
@@ -151,9 +150,23 @@ mod tests {
         assert_eq!(results.len(), DEFAULT_LIMIT);
         let keys: Vec<&String> = results[0].as_object().unwrap().keys().collect();
         assert_eq!(keys, ["name", "description", "location", "score"]);
-        // Equal scores: by name.
-        assert_eq!(results[0]["name"], "pdf-00");
-        assert_eq!(results[1]["name"], "pdf-01");
+        // Best first; equal scores by name.
+        let order: Vec<(f64, &str)> = results
+            .iter()
+            .map(|hit| {
+                (
+                    hit["score"].as_f64().unwrap(),
+                    hit["name"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert!(
+            order
+                .windows(2)
+                .all(|pair| pair[0].0 > pair[1].0
+                    || (pair[0].0 == pair[1].0 && pair[0].1 < pair[1].1)),
+            "{order:?}"
+        );
         let many = search_call(&index, &json!({"query": "pdf", "limit": 500})).unwrap();
         assert_eq!(many["results"].as_array().unwrap().len(), MAX_LIMIT);
         let two = search_call(&index, &json!({"query": "pdf", "limit": 2.0})).unwrap();

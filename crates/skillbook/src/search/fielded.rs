@@ -1,4 +1,5 @@
-//! [`Ranking::Default`](super::Ranking::Default), skillbook's ranking.
+//! [`Ranking::Words`](super::Ranking::Words): skillbook's ranking by words, alone or blended with
+//! meaning in [`Ranking::Default`](super::Ranking::Default).
 //!
 //! 1. **Terms.** Name and description are cut into words, accents folded, stop words dropped,
 //!    each word stemmed (Porter); a name's hyphens separate words (`zoom-automation` → `zoom`,
@@ -182,8 +183,16 @@ impl FieldIndex {
         self.postings.len()
     }
 
-    /// Each skill matching `query`, with its score (unordered).
+    /// Each skill matching `query`, with its score (unordered); a skill the query names scores
+    /// above every other.
     pub(crate) fn score(&self, query: &str) -> Vec<(u32, f64)> {
+        let mut scores = self.score_words(query);
+        self.rank_named_first(query, &mut scores);
+        scores.into_iter().collect()
+    }
+
+    /// Each skill matching the words of `query`, with its score, names aside.
+    pub(crate) fn score_words(&self, query: &str) -> HashMap<u32, f64> {
         let lexicon = Lexicon::shipped();
         let originals = self.query_terms(query, lexicon);
         let mut scores: HashMap<u32, f64> = HashMap::new();
@@ -208,8 +217,15 @@ impl FieldIndex {
                 *score *= 1.0 + WHOLE_NAME_BONUS;
             }
         }
-        self.rank_named_first(query, &mut scores);
-        scores.into_iter().collect()
+        scores
+    }
+
+    /// The skills whose name `query` is (`pdf`, `Zoom automation`).
+    pub(crate) fn named(&self, query: &str) -> &[u32] {
+        if query.len() > MAX_NAME_QUERY_BYTES {
+            return &[];
+        }
+        self.names.get(&name_key(query)).map_or(&[], Vec::as_slice)
     }
 
     /// The distinct terms of `query`, at most [`MAX_QUERY_TERMS`], with two words written apart
@@ -313,12 +329,10 @@ impl FieldIndex {
 
     /// A query that is exactly a skill's name puts that skill above every other.
     fn rank_named_first(&self, query: &str, scores: &mut HashMap<u32, f64>) {
-        if query.len() > MAX_NAME_QUERY_BYTES {
+        let named = self.named(query);
+        if named.is_empty() {
             return;
         }
-        let Some(named) = self.names.get(&name_key(query)) else {
-            return;
-        };
         let top = scores.values().copied().fold(0.0, f64::max);
         for &skill in named {
             scores.insert(skill, top + 1.0);

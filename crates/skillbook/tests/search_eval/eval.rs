@@ -124,6 +124,7 @@ type Keep<'a> = &'a dyn Fn(usize, &Query) -> bool;
 /// task queries only, and over the two halves (odd and even lines).
 pub fn table(skills: &[Skill], queries: &[Query]) -> (String, Figures, Figures) {
     let default = ranks(skills, queries, Ranking::Default);
+    let words = ranks(skills, queries, Ranking::Words);
     let bm25 = ranks(skills, queries, Ranking::Bm25);
     let subset = |ranks: &[Option<usize>], keep: &dyn Fn(usize, &Query) -> bool| {
         let kept: Vec<Option<usize>> = ranks
@@ -147,7 +148,12 @@ pub fn table(skills: &[Skill], queries: &[Query]) -> (String, Figures, Figures) 
         ("even lines", &|line, _| line % 2 == 1),
     ];
     for (label, keep) in subsets {
-        for (name, ranks) in [("skillbook (Default)", &default), ("plain BM25", &bm25)] {
+        let rankings = [
+            ("skillbook (`Default`)", &default),
+            ("words alone (`Words`)", &words),
+            ("plain BM25 (`Bm25`)", &bm25),
+        ];
+        for (name, ranks) in rankings {
             let f = subset(ranks, keep);
             out.push_str(&format!(
                 "| {label} ({}) | {name} | {:.3} | {:.3} | {:.3} |\n",

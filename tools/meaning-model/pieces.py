@@ -1,0 +1,47 @@
+"""Cuts text into word pieces exactly as skillbook does (crates/skillbook/src/search/meaning.rs):
+lower-case runs of letters and digits, every other non-space character alone, each word into its
+longest known pieces left to right, a word with an unknown part or over 100 characters dropped."""
+
+
+def words(text):
+    out, word = [], ""
+    for character in text.lower():
+        if character.isalnum():
+            word += character
+            continue
+        if word:
+            out.append(word)
+            word = ""
+        if not character.isspace():
+            out.append(character)
+    if word:
+        out.append(word)
+    return out
+
+
+class Pieces:
+    def __init__(self, vocab):
+        self.vocab = vocab
+        self.starts = {p: i for i, p in enumerate(vocab) if not (p.startswith("##") and len(p) > 2)}
+        self.continuations = {p[2:]: i for i, p in enumerate(vocab) if p.startswith("##") and len(p) > 2}
+
+    def cut(self, word):
+        if len(word) > 100:
+            return []
+        ids, rest, table = [], word, self.starts
+        while rest:
+            for end in range(len(rest), 0, -1):
+                if rest[:end] in table:
+                    ids.append(table[rest[:end]])
+                    rest = rest[end:]
+                    break
+            else:
+                return []
+            table = self.continuations
+        return ids
+
+    def ids(self, text):
+        out = []
+        for word in words(text):
+            out += self.cut(word)
+        return out
