@@ -1,6 +1,6 @@
 //! Prints the retrieval table of skill search over the frozen evaluation set
-//! (`crates/skillbook/tests/search_eval`): recall@1, recall@5 and MRR of skillbook's ranking and
-//! of plain BM25.
+//! (`crates/skillbook/tests/search_eval`): recall@1, recall@5 and MRR of skillbook's ranking, of
+//! words alone and of plain BM25.
 //!
 //! `cargo run -p skillbook --example search-eval`; with `--misses`, also every query whose
 //! expected skills are not in skillbook's first five results, with the five it returned.
@@ -13,7 +13,7 @@ use skillbook::search::{DEFAULT_LIMIT, Ranking};
 fn main() {
     let skills = eval::skills();
     let queries = eval::queries();
-    let (table, _, _) = eval::table(&skills, &queries);
+    let (table, _) = eval::table(&skills, &queries);
     println!("{table}");
     if !std::env::args().any(|argument| argument == "--misses") {
         return;

@@ -127,15 +127,13 @@ impl Scorer {
         let skills = entries
             .iter()
             .map(|entry| (entry.name.as_str(), entry.description.as_str()));
-        match (ranking, meaning::Model::shipped()) {
-            (Ranking::Default, Some(model)) => Scorer::Default {
+        match ranking {
+            Ranking::Default if let Some(model) = meaning::Model::shipped() => Scorer::Default {
                 words: fielded::FieldIndex::build(skills),
                 meaning: meaning::Directions::build(model, entries.iter().map(meaning_text)),
             },
-            (Ranking::Default | Ranking::Words, _) => {
-                Scorer::Words(fielded::FieldIndex::build(skills))
-            }
-            (Ranking::Bm25, _) => Scorer::Bm25(bm25::Bm25Index::build(skills)),
+            Ranking::Default | Ranking::Words => Scorer::Words(fielded::FieldIndex::build(skills)),
+            Ranking::Bm25 => Scorer::Bm25(bm25::Bm25Index::build(skills)),
         }
     }
 
@@ -267,7 +265,8 @@ impl SearchIndex {
     }
 
     /// The best `limit` matches for `query` (at most [`MAX_LIMIT`]), best first, ties broken by
-    /// name; skills matching nothing of the query are not returned.
+    /// name; skills sharing no word with the query and not close to it in meaning are not
+    /// returned.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
         let limit = limit.min(MAX_LIMIT);
         if limit == 0 {
@@ -344,10 +343,14 @@ mod tests {
 
     #[test]
     fn ties_are_broken_by_name_and_limits_hold() {
-        let entries = [entry("b", "Convert units."), entry("a", "Convert units.")];
+        // The same words and the same meaning (`-` and `_` both part words): a true tie.
+        let entries = [
+            entry("x_y", "Convert units."),
+            entry("x-y", "Convert units."),
+        ];
         for index in every_ranking(&entries) {
-            assert_eq!(names(&index, "convert units", 5), ["a", "b"]);
-            assert_eq!(names(&index, "units", 1), ["a"]);
+            assert_eq!(names(&index, "convert units", 5), ["x-y", "x_y"]);
+            assert_eq!(names(&index, "units", 1), ["x-y"]);
             assert!(index.search("units", 0).is_empty());
             assert!(index.search("nothing", 5).is_empty());
         }
@@ -450,6 +453,13 @@ mod tests {
         let mut zooms = names(&index, "zoom", 5);
         zooms.sort();
         assert_eq!(zooms, ["zoom-automation", "zoom-lens"]);
+        // By words alone the two automations and the two zooms tie, and are ranked by name.
+        let words = SearchIndex::with_ranking(index_entries(&index), Ranking::Words);
+        assert_eq!(
+            names(&words, "automation", 5)[..2],
+            ["slack-automation", "zoom-automation"]
+        );
+        assert_eq!(names(&words, "zoom", 5), ["zoom-automation", "zoom-lens"]);
         for query in ["zoom-automation", "Zoom Automation", "  zoom_automation "] {
             assert_eq!(names(&index, query, 5)[0], "zoom-automation", "{query}");
         }

@@ -20,8 +20,9 @@ use std::sync::OnceLock;
 /// Words longer than this (in characters) have no meaning here (as in the vocabulary's own
 /// tokenizer).
 const MAX_WORD_CHARS: usize = 100;
-/// Pieces beyond this many in one text are not read: a pasted document is not a query.
-const MAX_PIECES: usize = 4_096;
+/// Words beyond this many in one text are not read, known or not: a pasted document is not a
+/// query.
+const MAX_WORDS: usize = 4_096;
 
 /// The shipped vectors, parsed on first use.
 #[derive(Debug)]
@@ -37,6 +38,8 @@ pub(crate) struct Model {
     scales: Vec<f32>,
     /// Rows of `dimensions` signed bytes.
     rows: &'static [u8],
+    /// The longest piece, in bytes: no longer prefix is looked up.
+    longest: usize,
 }
 
 /// A text's direction in the model's space: unit length, or empty when no word was known.
@@ -86,12 +89,20 @@ impl Model {
         let mut starts = HashMap::new();
         let mut continuations = HashMap::new();
         let mut lines = 0;
+        let mut longest = 0;
         for (row, piece) in pieces.lines().enumerate() {
             let row = u32::try_from(row).ok()?;
-            match piece.strip_prefix("##") {
-                Some(rest) if !rest.is_empty() => continuations.insert(rest, row),
-                _ => starts.insert(piece, row),
+            let key = match piece.strip_prefix("##") {
+                Some(rest) if !rest.is_empty() => {
+                    continuations.insert(rest, row);
+                    rest
+                }
+                _ => {
+                    starts.insert(piece, row);
+                    piece
+                }
             };
+            longest = longest.max(key.len());
             lines += 1;
         }
         (lines == count).then_some(Model {
@@ -101,6 +112,7 @@ impl Model {
             shared,
             scales,
             rows,
+            longest,
         })
     }
 
@@ -113,13 +125,9 @@ impl Model {
     /// words (runs of letters or digits) is known.
     pub(crate) fn direction(&self, text: &str) -> Direction {
         let mut sum = vec![0.0_f32; self.dimensions];
-        let mut pieces = 0;
         let mut known_word = false;
         let mut row_pieces: Vec<u32> = Vec::new();
-        for word in words(text) {
-            if pieces >= MAX_PIECES {
-                break;
-            }
+        for word in words(text).take(MAX_WORDS) {
             row_pieces.clear();
             if !self.cut(&word, &mut row_pieces) {
                 continue;
@@ -127,7 +135,6 @@ impl Model {
             known_word |= word.chars().any(char::is_alphanumeric);
             for &row in &row_pieces {
                 self.add_row(row, &mut sum);
-                pieces += 1;
             }
         }
         if !known_word || !normalize(&mut sum) {
@@ -159,6 +166,9 @@ impl Model {
             let found = rest
                 .char_indices()
                 .map(|(at, character)| at + character.len_utf8())
+                .take_while(|&end| end <= self.longest)
+                .collect::<Vec<usize>>()
+                .into_iter()
                 .rev()
                 .find_map(|end| table.get(&rest[..end]).map(|&row| (end, row)));
             let Some((end, row)) = found else {
@@ -314,6 +324,8 @@ mod tests {
         let long = "a".repeat(MAX_WORD_CHARS + 1);
         assert!(!model.cut(&long, &mut rows) && rows.is_empty());
         assert!(model.direction(&long).is_empty());
+        // No prefix longer than the longest piece is looked up.
+        assert!(model.longest < 40, "{}", model.longest);
         assert!(model.direction("").is_empty());
         assert!(model.direction(" \t\n").is_empty());
         // Marks alone are no text.

@@ -121,8 +121,9 @@ pub fn ranks(skills: &[Skill], queries: &[Query], ranking: Ranking) -> Vec<Optio
 type Keep<'a> = &'a dyn Fn(usize, &Query) -> bool;
 
 /// The table printed by the test and the example: each ranking over all queries, over the
-/// task queries only, and over the two halves (odd and even lines).
-pub fn table(skills: &[Skill], queries: &[Query]) -> (String, Figures, Figures) {
+/// task queries only, and over the two halves (odd and even lines); and the figures over all
+/// queries of skillbook's ranking, words alone and plain BM25.
+pub fn table(skills: &[Skill], queries: &[Query]) -> (String, [Figures; 3]) {
     let default = ranks(skills, queries, Ranking::Default);
     let words = ranks(skills, queries, Ranking::Words);
     let bm25 = ranks(skills, queries, Ranking::Bm25);
@@ -161,5 +162,5 @@ pub fn table(skills: &[Skill], queries: &[Query]) -> (String, Figures, Figures) 
             ));
         }
     }
-    (out, figures(&default), figures(&bm25))
+    (out, [figures(&default), figures(&words), figures(&bm25)])
 }
