@@ -17,6 +17,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use unicode_normalization::UnicodeNormalization;
+
 /// Words longer than this (in characters) have no meaning here (as in the vocabulary's own
 /// tokenizer).
 const MAX_WORD_CHARS: usize = 100;
@@ -194,6 +196,16 @@ impl Model {
     }
 }
 
+/// `word` without combining marks (`résumé` → `resume`), as the vocabulary has no accents.
+fn fold_accents(word: String) -> String {
+    if word.is_ascii() {
+        return word;
+    }
+    word.nfd()
+        .filter(|character| !unicode_normalization::char::is_combining_mark(*character))
+        .collect()
+}
+
 /// Scales `vector` to unit length; false when it has none.
 fn normalize(vector: &mut [f32]) -> bool {
     let length = vector.iter().map(|value| value * value).sum::<f32>().sqrt();
@@ -204,8 +216,9 @@ fn normalize(vector: &mut [f32]) -> bool {
     true
 }
 
-/// The lower-case words of `text` (runs of letters and digits) and each other character that is
-/// not a space, on its own: `Don't!` → `don`, `'`, `t`, `!`.
+/// The lower-case words of `text` (runs of letters and digits) without their accents, and each
+/// other character that is not a space, on its own: `Don't!` → `don`, `'`, `t`, `!`;
+/// `Résumé` → `resume`.
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     let mut characters = text.chars().flat_map(char::to_lowercase).peekable();
     std::iter::from_fn(move || {
@@ -220,7 +233,7 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
                     word.push(next);
                     characters.next();
                 }
-                return Some(word);
+                return Some(fold_accents(word));
             }
             if !character.is_whitespace() {
                 return Some(String::from(character));
@@ -330,12 +343,17 @@ mod tests {
         assert!(model.direction(" \t\n").is_empty());
         // Marks alone are no text.
         assert!(model.direction("?!…—()[]").is_empty());
+        // Accents are taken off: an accented word means what it means without them.
+        assert!(!model.direction("café").is_empty());
+        assert_eq!(model.direction("Résumé"), model.direction("resume"));
     }
 
     #[test]
     fn words_are_lower_case_runs_and_marks_stand_alone() {
         let cut: Vec<String> = words("Don't  STOP-me, 2024!").collect();
         assert_eq!(cut, ["don", "'", "t", "stop", "-", "me", ",", "2024", "!"]);
+        let cut: Vec<String> = words("Résumé für Zoë").collect();
+        assert_eq!(cut, ["resume", "fur", "zoe"]);
     }
 
     #[test]
