@@ -25,6 +25,7 @@
 //! assert!(index.search("deploy", 5).is_empty());
 //! ```
 
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::Serialize;
@@ -202,11 +203,15 @@ fn blend(
             scores.push((skill, blended(0.0, cosine)));
         }
     }
-    for &skill in words.named(query) {
-        match scores.iter_mut().find(|(known, _)| *known == skill) {
-            Some(entry) => entry.1 += NAMED_BONUS,
-            None => scores.push((skill, NAMED_BONUS)),
+    let named = words.named(query);
+    if !named.is_empty() {
+        let mut unscored: HashSet<u32> = named.iter().copied().collect();
+        for (skill, score) in &mut scores {
+            if unscored.remove(skill) {
+                *score += NAMED_BONUS;
+            }
         }
+        scores.extend(unscored.into_iter().map(|skill| (skill, NAMED_BONUS)));
     }
     scores
 }
