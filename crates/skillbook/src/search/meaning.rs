@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use unicode_normalization::UnicodeNormalization;
+use super::text::fold_accents;
 
 /// Words longer than this (in characters) have no meaning here (as in the vocabulary's own
 /// tokenizer).
@@ -196,16 +196,6 @@ impl Model {
     }
 }
 
-/// `word` without combining marks (`résumé` → `resume`), as the vocabulary has no accents.
-fn fold_accents(word: String) -> String {
-    if word.is_ascii() {
-        return word;
-    }
-    word.nfd()
-        .filter(|character| !unicode_normalization::char::is_combining_mark(*character))
-        .collect()
-}
-
 /// Scales `vector` to unit length; false when it has none.
 fn normalize(vector: &mut [f32]) -> bool {
     let length = vector.iter().map(|value| value * value).sum::<f32>().sqrt();
@@ -233,6 +223,7 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
                     word.push(next);
                     characters.next();
                 }
+                // The vocabulary has no accents.
                 return Some(fold_accents(word));
             }
             if !character.is_whitespace() {

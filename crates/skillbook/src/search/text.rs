@@ -20,15 +20,15 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 /// one-letter words dropped, stemmed.
 pub(crate) fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
     words(text).filter_map(|word| {
-        let word = fold_accents(&word);
+        let word = fold_accents(word);
         (word.chars().nth(1).is_some() && !is_stop_word(&word)).then(|| stem(&word))
     })
 }
 
 /// `word` without combining marks (`résumé` → `resume`).
-fn fold_accents(word: &str) -> String {
+pub(crate) fn fold_accents(word: String) -> String {
     if word.is_ascii() {
-        return word.to_owned();
+        return word;
     }
     word.nfd()
         .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
