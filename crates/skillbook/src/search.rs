@@ -5,8 +5,8 @@
 //! weighted above the description, a concept lexicon of related words shipped in the crate
 //! (`slides` finds `pptx`) and typo correction ([`Ranking::Words`] alone). Meaning: the cosine
 //! between the query and each skill in a small embedding model shipped in the crate (7.7 MB,
-//! distilled from all-MiniLM-L6-v2), so that "how many vacation days does Maria have left?"
-//! finds an HR tool that never says "vacation". A skill's exact name ranks it first.
+//! distilled from all-MiniLM-L6-v2), so that "nebula" finds a stargazing skill that never says
+//! "nebula". A skill's exact name ranks it first.
 //! [`Ranking::Bm25`] is plain BM25, the baseline. Their recall on 263 task queries over 557
 //! skills is measured by `cargo test -p skillbook --test search_eval -- --nocapture`
 //! (BENCHMARKS.md, "Skill search").
@@ -170,8 +170,8 @@ fn meaning_text(entry: &Indexed) -> String {
 }
 
 /// Each skill matching `query` in words or close to it in meaning, scored
-/// `WORDS_SHARE · words / best words + (1 − WORDS_SHARE) · cosine`, and a skill the query names
-/// above all.
+/// `WORDS_SHARE · words / best words + (1 − WORDS_SHARE) · max(cosine, 0)`, and a skill the
+/// query names above all.
 fn blend(
     words: &fielded::FieldIndex,
     meaning: &meaning::Directions,

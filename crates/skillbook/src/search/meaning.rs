@@ -1,5 +1,5 @@
 //! Meaning: a text as a point in a space where texts about the same thing lie close, so that
-//! "how many vacation days does Maria have left?" finds an HR tool that never says "vacation".
+//! "nebula" finds a skill for planning a night of stargazing that never says "nebula".
 //!
 //! The model is a table of static vectors, one per word piece of BERT's 30,000-piece uncased
 //! English vocabulary (`meaning/pieces.txt`, `meaning/vectors.bin`: 256 signed bytes a piece),
