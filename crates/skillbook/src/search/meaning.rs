@@ -165,13 +165,9 @@ impl Model {
             } else {
                 &self.continuations
             };
-            let found = rest
-                .char_indices()
-                .map(|(at, character)| at + character.len_utf8())
-                .take_while(|&end| end <= self.longest)
-                .collect::<Vec<usize>>()
-                .into_iter()
+            let found = (1..=rest.len().min(self.longest))
                 .rev()
+                .filter(|&end| rest.is_char_boundary(end))
                 .find_map(|end| table.get(&rest[..end]).map(|&row| (end, row)));
             let Some((end, row)) = found else {
                 out.clear();
