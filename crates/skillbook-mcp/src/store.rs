@@ -33,8 +33,13 @@
 //! disk: every file is opened beneath the folder's handle; a symbolic link (anywhere) is
 //! reported and never followed, a FIFO or socket inside a skill is reported and never opened,
 //! and so is a name that is not UTF-8; a subfolder that cannot be listed is reported and the rest
-//! served. A file's ETag is its device, inode, size and modification and change times, and a
-//! file modified within the last two seconds is read again at each load.
+//! served. No link is followed at any time: every folder and file is opened beneath the
+//! folder's handle without following a link at any component, so a link swapped in during a
+//! load makes that file fail (reported, tried again at the next load) rather than lead anywhere;
+//! and a file is served only while it is the one the listing saw (same device and inode), one
+//! replaced in between being left out until the next load. A file's ETag is its device, inode,
+//! size and modification and change times, and a file modified within the last two seconds is
+//! read again at each load.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
@@ -419,8 +424,8 @@ impl ObjectSource {
                 let folder = folder.cloned();
                 async move {
                     let fetched = match (&self.backend, folder) {
-                        (Backend::Folder(root), Some(boundary)) => {
-                            self.read_file(root, boundary, &key, cached).await
+                        (Backend::Folder(_), Some(boundary)) => {
+                            self.read_file(boundary, &key, &meta, cached).await
                         }
                         (Backend::Store { store, .. }, _) => {
                             self.fetch(store.as_ref(), &meta, cached).await

@@ -306,6 +306,44 @@ impl ReadBoundary {
         open_beneath(location)
     }
 
+    /// Opens the regular file at `path` for reading, beneath the root it belongs to, following
+    /// no symbolic link at all: neither the file itself nor any folder on the way, even one
+    /// that stays inside the root. A link swapped in at any component while the open is under
+    /// way makes the open fail instead of leading anywhere (on Linux, one `openat2` with
+    /// `RESOLVE_NO_SYMLINKS`; elsewhere each folder is opened without following, then the
+    /// file). Like [`ReadBoundary::open`], a FIFO is refused at once, never waited on.
+    ///
+    /// This is for hosts that promise never to follow a link, such as a `file://` object-store
+    /// prefix; [`ReadBoundary::open`] follows a link while it stays inside its root.
+    ///
+    /// # Errors
+    ///
+    /// As [`ReadBoundary::open`], and [`BoundaryError::Io`] saying so when the file or a
+    /// folder on the way is a symbolic link.
+    pub fn open_nofollow(&self, path: &Path) -> Result<BoundaryFile, BoundaryError> {
+        let location = self.locate(path)?;
+        let opened =
+            match open::open_file_without_links(&location.root.directory, location.target()) {
+                Ok(opened) => opened,
+                Err(error) => {
+                    return Err(location.link_refusal().unwrap_or_else(|| {
+                        open_failure(
+                            location.root,
+                            location.target(),
+                            location.absolute.clone(),
+                            error,
+                        )
+                    }));
+                }
+            };
+        check_regular(opened.metadata.file_type(), location.absolute.clone())?;
+        Ok(BoundaryFile {
+            path: location.absolute,
+            size: opened.metadata.len(),
+            file: opened.file,
+        })
+    }
+
     /// Picks the most specific root `path` lies in.
     fn locate(&self, path: &Path) -> Result<Location<'_>, BoundaryError> {
         if has_nul(path) {
@@ -351,6 +389,43 @@ impl ReadBoundary {
             }
             Err(source) => Err(BoundaryError::Root { path, source }),
         }
+    }
+}
+
+/// Why an open or a listing that follows no link was refused: the file or a folder on its way
+/// is a symbolic link.
+const LINK_ON_THE_WAY: &str =
+    "it, or a folder on its way, is a symbolic link, and links are not followed here";
+
+impl Location<'_> {
+    /// The path beneath the root, `.` for the root itself.
+    fn target(&self) -> &Path {
+        if self.relative.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            self.relative.as_path()
+        }
+    }
+
+    /// The error for an open or a listing that follows no link and failed, when a component of
+    /// the path (a folder on the way, or the last one) is a symbolic link now; `None` when none
+    /// is. Only to word the error: nothing is opened or decided by it.
+    fn link_refusal(&self) -> Option<BoundaryError> {
+        let is_link = |prefix: &Path| {
+            !prefix.as_os_str().is_empty()
+                && self
+                    .root
+                    .directory
+                    .symlink_metadata(prefix)
+                    .is_ok_and(|metadata| metadata.is_symlink())
+        };
+        self.relative
+            .ancestors()
+            .any(is_link)
+            .then(|| BoundaryError::Io {
+                path: self.absolute.clone(),
+                source: io::Error::other(LINK_ON_THE_WAY),
+            })
     }
 }
 
@@ -538,6 +613,58 @@ mod tests {
         ));
         assert!(matches!(
             boundary.open(Path::new("docx")),
+            Err(BoundaryError::IsDirectory { .. })
+        ));
+    }
+
+    /// `open_nofollow` refuses a link at every component, also one that stays inside the root,
+    /// where `open` follows it; a FIFO is refused at once.
+    #[cfg(unix)]
+    #[test]
+    fn open_nofollow_refuses_a_link_at_any_component() {
+        let temporary = tree();
+        let root = temporary.path().join("home-skills");
+        fs::create_dir_all(root.join("docx/refs")).unwrap();
+        fs::write(root.join("docx/refs/forms.md"), "forms").unwrap();
+        std::os::unix::fs::symlink("SKILL.md", root.join("docx/link.md")).unwrap();
+        std::os::unix::fs::symlink("refs", root.join("docx/inside")).unwrap();
+        std::os::unix::fs::symlink("docx", root.join("alias")).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(root.join("docx/pipe"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let boundary = ReadBoundary::restricted([&root]).unwrap();
+        assert_eq!(
+            boundary
+                .open_nofollow(&root.join("docx/refs/forms.md"))
+                .unwrap()
+                .size(),
+            5
+        );
+        for path in ["docx/link.md", "docx/inside/forms.md", "alias/SKILL.md"] {
+            assert!(boundary.open(Path::new(path)).is_ok(), "{path}");
+            let error = boundary.open_nofollow(Path::new(path)).unwrap_err();
+            assert!(
+                matches!(error, BoundaryError::Io { .. })
+                    && error.to_string().contains("is a symbolic link"),
+                "{path}: {error}"
+            );
+        }
+        assert!(matches!(
+            boundary.open_nofollow(Path::new("docx/pipe")),
+            Err(BoundaryError::NotRegularFile { .. })
+        ));
+        assert!(matches!(
+            boundary.open_nofollow(Path::new("docx/missing.md")),
+            Err(BoundaryError::NotFound { .. })
+        ));
+        assert!(matches!(
+            boundary.open_nofollow(Path::new("docx")),
+            Err(BoundaryError::IsDirectory { .. })
+        ));
+        assert!(matches!(
+            boundary.open_nofollow(Path::new("")),
             Err(BoundaryError::IsDirectory { .. })
         ));
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use cap_std::fs::FileType;
 
-use super::open::is_escape;
+use super::open::{is_escape, open_dir_path};
 use super::{BoundaryError, ReadBoundary};
 
 /// What a listed entry is. Symbolic links are reported as links, never followed.
@@ -52,23 +52,21 @@ pub struct DirectoryEntry {
 impl ReadBoundary {
     /// Lists the directory at `path`, beneath the root it belongs to, sorted by name.
     ///
-    /// `path` follows the same rules as [`ReadBoundary::open`]: it is refused when it holds a NUL
-    /// byte or lies outside every root, and a symbolic link on the way may be followed only while
-    /// it stays inside its root. The entries themselves are not followed: a link is listed as
-    /// [`EntryKind::Symlink`], and a caller that wants its target opens it through the boundary.
+    /// `path` is refused when it holds a NUL byte or lies outside every root, as for
+    /// [`ReadBoundary::open`], and no symbolic link is followed on the way to it, not even one
+    /// that stays inside the root: every folder is opened beneath the previous one without
+    /// following (as [`ReadBoundary::open_nofollow`] does), so a link swapped in while the
+    /// listing is under way makes it fail rather than list another folder. The entries
+    /// themselves are not followed either: a link is listed as [`EntryKind::Symlink`].
     ///
     /// # Errors
     ///
     /// - [`BoundaryError::NulByte`] and [`BoundaryError::OutsideBoundary`] as for `open`;
     /// - [`BoundaryError::NotFound`] when nothing exists there;
-    /// - [`BoundaryError::Io`] when `path` is not a directory, or listing it fails.
+    /// - [`BoundaryError::Io`] when `path` is not a directory, when it or a folder on the way
+    ///   is a symbolic link (saying so), or when listing it fails.
     pub fn list_directory(&self, path: &Path) -> Result<Vec<DirectoryEntry>, BoundaryError> {
         let location = self.locate(path)?;
-        let target = if location.relative.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            location.relative.as_path()
-        };
         let failure = |source: io::Error| {
             if is_escape(&source) {
                 BoundaryError::OutsideBoundary
@@ -83,7 +81,10 @@ impl ReadBoundary {
                 }
             }
         };
-        let directory = location.root.directory.open_dir(target).map_err(failure)?;
+        let directory = match open_dir_path(&location.root.directory, &location.relative) {
+            Ok(directory) => directory,
+            Err(error) => return Err(location.link_refusal().unwrap_or_else(|| failure(error))),
+        };
         let mut entries = Vec::new();
         for entry in directory.entries().map_err(failure)? {
             let entry = entry.map_err(failure)?;
@@ -139,7 +140,7 @@ mod tests {
         fs::create_dir_all(&skill).unwrap();
         std::os::unix::fs::symlink("/etc", skill.join("outside")).unwrap();
         let boundary = ReadBoundary::restricted([&skill]).unwrap();
-        for path in [skill.join("outside"), skill.join(".."), "/etc".into()] {
+        for path in [skill.join(".."), "/etc".into()] {
             assert!(
                 matches!(
                     boundary.list_directory(&path),
@@ -153,5 +154,32 @@ mod tests {
             boundary.list_directory(&skill.join("missing")),
             Err(BoundaryError::NotFound { .. })
         ));
+    }
+
+    /// A link to a folder is never listed through, even one that stays inside the root, and
+    /// neither is a folder reached through one.
+    #[cfg(unix)]
+    #[test]
+    fn no_link_is_followed_on_the_way_to_a_listed_folder() {
+        let temporary = tempfile::tempdir().unwrap();
+        let root = temporary.path().join("root");
+        fs::create_dir_all(root.join("skill/refs")).unwrap();
+        fs::write(root.join("skill/refs/a.md"), "a").unwrap();
+        std::os::unix::fs::symlink("refs", root.join("skill/inside")).unwrap();
+        std::os::unix::fs::symlink("skill", root.join("alias")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("skill/outside")).unwrap();
+        let boundary = ReadBoundary::restricted([&root]).unwrap();
+        assert_eq!(
+            boundary.list_directory(&root.join("skill/refs")).unwrap(),
+            [entry("a.md", EntryKind::File)]
+        );
+        for path in ["skill/inside", "alias/refs", "skill/outside"] {
+            let error = boundary.list_directory(&root.join(path)).unwrap_err();
+            assert!(
+                matches!(error, BoundaryError::Io { .. })
+                    && error.to_string().contains("is a symbolic link"),
+                "{path}: {error}"
+            );
+        }
     }
 }

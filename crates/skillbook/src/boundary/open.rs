@@ -341,6 +341,28 @@ pub(crate) fn open_file_in_child(
     folder: &OsStr,
     name: &str,
 ) -> io::Result<Option<Opened>> {
+    let mut path = folder.to_os_string();
+    path.push("/");
+    path.push(name);
+    open_without_links_in_one_step(parent, &path)
+}
+
+/// Opens the file at the relative path `relative` beneath `directory` for reading, following
+/// no symbolic link at any component (neither a folder on the way nor the file itself) and
+/// without blocking (a FIFO opens at once; the caller inspects [`Opened::metadata`]). A link
+/// swapped in at any component while the open is under way makes it fail (`ELOOP`, or
+/// `ENOTDIR` for a folder opened without following), never lead anywhere.
+pub(crate) fn open_file_without_links(directory: &Dir, relative: &Path) -> io::Result<Opened> {
+    if let Some(opened) = open_without_links_in_one_step(directory, relative.as_os_str())? {
+        return Ok(opened);
+    }
+    open_resolved(directory, relative)
+}
+
+/// Opens the relative `path` beneath `parent` in one step, following no symbolic link at any
+/// component and without blocking, where the platform has such an open (Linux's `openat2` with
+/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`). `Ok(None)` where it has not.
+fn open_without_links_in_one_step(parent: &Dir, path: &OsStr) -> io::Result<Option<Opened>> {
     #[cfg(target_os = "linux")]
     {
         use std::sync::atomic::{AtomicBool, Ordering};
@@ -353,13 +375,10 @@ pub(crate) fn open_file_in_child(
         if UNAVAILABLE.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        let mut path = folder.to_os_string();
-        path.push("/");
-        path.push(name);
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
         let resolve =
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-        match rustix::fs::openat2(parent, &path, flags, Mode::empty(), resolve) {
+        match rustix::fs::openat2(parent, path, flags, Mode::empty(), resolve) {
             Ok(descriptor) => Opened::new(File::from_std(fs::File::from(descriptor))).map(Some),
             Err(Errno::NOSYS | Errno::PERM) => {
                 UNAVAILABLE.store(true, Ordering::Relaxed);
@@ -370,7 +389,7 @@ pub(crate) fn open_file_in_child(
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (parent, folder, name);
+        let _ = (parent, path);
         Ok(None)
     }
 }
