@@ -49,6 +49,10 @@ for index in range(count):
 PY
 digest=$(printf %s "sbk_alpha-token-for-tests" | sha256sum | cut -d' ' -f1)
 cat > "$bench_dir/skillbook.toml" <<TOML
+# The clients ask as fast as they can: past the default request rate, which this does not measure.
+[server.per_tenant]
+rate = 0
+
 [[tenant]]
 name = "alpha"
 sources = ["skills"]
@@ -64,7 +68,7 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 ready=$(date +%s.%N)
-url=$(sed -n 's/^listening on //p' "$bench_dir/stdout")
+url=$(sed -n 's/^listening on \([^;]*\).*/\1/p' "$bench_dir/stdout")
 address=${url#http://}
 address=${address%/mcp}
 echo "server: $url (start-up with $skills skills: $(echo "$ready - $started" | bc) s), rss at start $(grep VmRSS /proc/$server_pid/status | awk '{print $2, $3}')"

@@ -112,6 +112,8 @@ struct Server {
     child: Child,
     /// `127.0.0.1:<port>`.
     address: String,
+    /// Where probes and metrics are served, when they are.
+    admin: Option<String>,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -156,14 +158,20 @@ impl Server {
                 stderr.lock().unwrap()
             );
         };
+        let (url, admin) = match url.split_once("; admin on ") {
+            Some((url, admin)) => (url, Some(admin)),
+            None => (url, None),
+        };
         let address = url
             .strip_prefix("http://")
             .and_then(|rest| rest.strip_suffix("/mcp"))
             .unwrap()
             .to_owned();
+        let admin = admin.map(|admin| admin.strip_prefix("http://").unwrap().to_owned());
         Server {
             child,
             address,
+            admin,
             stderr,
         }
     }
@@ -479,7 +487,8 @@ fn load(
 
 #[test]
 fn sixteen_clients_for_five_seconds_see_no_error() {
-    let fixture = Fixture::new("");
+    // As fast as they can: over the default request rate, which is not what this tests.
+    let fixture = Fixture::new("[server.per_tenant]\nrate = 0");
     let server = Server::start(&fixture.config(), &[]);
     let pdf = |_| "skill://pdf/SKILL.md".to_owned();
     let (visits, failures) = load(&server.address, 16, Duration::from_secs(5), pdf);
@@ -975,10 +984,10 @@ fn check_config_reports_the_tenants_or_what_is_wrong() {
     assert_eq!(
         report,
         json!({"config": config, "listen": "127.0.0.1:8931", "tenants": [
-            {"name": "alpha", "skills": ["pdf", "xlsx"], "tokens": 1, "anonymous": false,
-             "sources": [source("alpha")]},
-            {"name": "beta", "skills": ["memo", "zipped"], "tokens": 1, "anonymous": false,
-             "sources": [source("beta"), source("beta.zip")]},
+            {"name": "alpha", "skills": ["pdf", "xlsx"], "skill_count": 2, "tokens": 1,
+             "anonymous": false, "sources": [source("alpha")]},
+            {"name": "beta", "skills": ["memo", "zipped"], "skill_count": 2, "tokens": 1,
+             "anonymous": false, "sources": [source("beta"), source("beta.zip")]},
         ]})
     );
     let text = skillbook(&[

@@ -13,6 +13,11 @@
 //! A server served without [`Bounded`] (for example through rmcp's `ServiceExt::serve`
 //! directly) gives the budget back as soon as each answer is built: reads are still bounded in
 //! number, not in the memory their waiting answers hold.
+//!
+//! Over HTTP the endpoint accounts instead: it puts an [`AnswerHold`] in each request, whose
+//! [`Pool`] holds the tenant's share and the whole server's, and the handler takes the answer's
+//! bytes from there and leaves them in the hold; the endpoint then ties them to the answer's
+//! bytes, so they come back when the last byte has been handed to the socket.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -28,8 +33,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// The default budget: 32 MiB of file bytes whose answers are being read or wait to be written.
 pub const DEFAULT_READ_BUDGET: u64 = 32 * 1024 * 1024;
 
-/// The unit the budget is counted in (a semaphore counts in `u32`).
-const UNIT: u64 = 1024;
+/// The unit byte budgets are counted in (a semaphore counts in `u32`).
+pub(crate) const UNIT: u64 = 1024;
 
 /// The most cancelled requests remembered while their reads finish.
 const MAX_CANCELLED: usize = 4096;
@@ -180,6 +185,179 @@ where
     }
 }
 
+/// The most bytes an answer carrying a file of `size` bytes is accounted at: the file in base64
+/// (what a blob costs; text costs less unless most of it must be escaped), and the envelope.
+pub(crate) fn answer_bytes(size: u64) -> u64 {
+    size.div_ceil(3).saturating_mul(4).saturating_add(UNIT)
+}
+
+/// A limit on something counted in units (answers, sessions, KiB): a semaphore and its size.
+#[derive(Debug, Clone)]
+pub(crate) struct Limit {
+    permits: Arc<Semaphore>,
+    units: u32,
+}
+
+impl Limit {
+    /// A limit of `units` (at least 1).
+    pub(crate) fn new(units: u64) -> Self {
+        let units = u32::try_from(units.max(1)).unwrap_or(u32::MAX);
+        Limit {
+            permits: Arc::new(Semaphore::new(units as usize)),
+            units,
+        }
+    }
+
+    /// How many units are held now.
+    pub(crate) fn in_use(&self) -> u32 {
+        let available = u32::try_from(self.permits.available_permits()).unwrap_or(u32::MAX);
+        self.units.saturating_sub(available)
+    }
+}
+
+/// One tenant's share of a resource and the server's whole of it: taking takes from the
+/// tenant's share first, then from the whole, so a tenant never holds more than its share and
+/// never holds any of the whole while it waits for its own.
+#[derive(Debug, Clone)]
+pub(crate) struct Pool {
+    tenant: Limit,
+    total: Limit,
+}
+
+/// Units taken from a [`Pool`], given back when dropped.
+#[derive(Debug)]
+pub(crate) struct Taken {
+    _tenant: OwnedSemaphorePermit,
+    _total: OwnedSemaphorePermit,
+}
+
+impl Pool {
+    pub(crate) fn new(tenant: Limit, total: Limit) -> Self {
+        Pool { tenant, total }
+    }
+
+    /// The tenant's share.
+    pub(crate) fn tenant(&self) -> &Limit {
+        &self.tenant
+    }
+
+    /// `units`, at least one and at most what the smaller limit holds (so that any request
+    /// can be met once the pool is idle).
+    fn clamp(&self, units: u64) -> u32 {
+        let most = self.tenant.units.min(self.total.units);
+        u32::try_from(units).unwrap_or(u32::MAX).clamp(1, most)
+    }
+
+    /// Waits until `units` are free in the tenant's share and then in the whole, and takes them.
+    /// `None` only when the limits are closed.
+    pub(crate) async fn take(&self, units: u64) -> Option<Taken> {
+        let units = self.clamp(units);
+        let tenant = Arc::clone(&self.tenant.permits)
+            .acquire_many_owned(units)
+            .await
+            .ok()?;
+        let total = Arc::clone(&self.total.permits)
+            .acquire_many_owned(units)
+            .await
+            .ok()?;
+        Some(Taken {
+            _tenant: tenant,
+            _total: total,
+        })
+    }
+
+    /// Takes `units` if both the tenant's share and the whole have them free now.
+    pub(crate) fn try_take(&self, units: u64) -> Option<Taken> {
+        let units = self.clamp(units);
+        let tenant = Arc::clone(&self.tenant.permits)
+            .try_acquire_many_owned(units)
+            .ok()?;
+        let total = Arc::clone(&self.total.permits)
+            .try_acquire_many_owned(units)
+            .ok()?;
+        Some(Taken {
+            _tenant: tenant,
+            _total: total,
+        })
+    }
+}
+
+/// Where a request served over HTTP takes its answer's bytes from (the tenant's share and the
+/// server's whole, in KiB), and where the handler leaves them for the answer to carry until it
+/// is written.
+#[derive(Debug)]
+pub(crate) struct AnswerHold {
+    pool: Pool,
+    kept: Mutex<Vec<Taken>>,
+}
+
+impl AnswerHold {
+    pub(crate) fn new(pool: Pool) -> Self {
+        AnswerHold {
+            pool,
+            kept: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Waits until `bytes` are free and takes them.
+    pub(crate) async fn take(&self, bytes: u64) -> Option<Taken> {
+        self.pool.take(bytes.div_ceil(UNIT)).await
+    }
+
+    /// Leaves `taken` for the answer to carry.
+    pub(crate) fn keep(&self, taken: Taken) {
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(taken);
+    }
+
+    /// What the handler left, taken out.
+    pub(crate) fn kept(&self) -> Vec<Taken> {
+        std::mem::take(&mut *self.kept.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// Bytes reserved for an answer before the file is read: from the endpoint's hold (over HTTP)
+/// or from the server's own budget.
+#[derive(Debug)]
+pub(crate) enum Reserved {
+    /// Taken from an endpoint's hold, to be left there.
+    Held(Arc<AnswerHold>, Option<Taken>),
+    /// Taken from the server's budget, kept until the answer is written.
+    Budget(Arc<Budget>, Option<OwnedSemaphorePermit>),
+}
+
+impl Reserved {
+    /// Takes `bytes` from `hold` when there is one, else from `budget`, waiting until they are
+    /// free.
+    pub(crate) async fn take(
+        budget: Arc<Budget>,
+        hold: Option<Arc<AnswerHold>>,
+        bytes: u64,
+    ) -> Reserved {
+        match hold {
+            Some(hold) => {
+                let taken = hold.take(bytes).await;
+                Reserved::Held(hold, taken)
+            }
+            None => {
+                let permit = budget.take(bytes).await;
+                Reserved::Budget(budget, permit)
+            }
+        }
+    }
+
+    /// The answer to `request` is built: its bytes stay held until it is written.
+    pub(crate) fn keep(self, request: RequestId) {
+        match self {
+            Reserved::Held(hold, Some(taken)) => hold.keep(taken),
+            Reserved::Budget(budget, Some(permit)) => budget.hold(request, permit),
+            Reserved::Held(_, None) | Reserved::Budget(_, None) => {}
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 mod tests {
@@ -226,5 +404,42 @@ mod tests {
         let permit = budget.take(UNIT).await.unwrap();
         budget.hold(request(1), permit);
         assert_eq!(budget.permits.available_permits(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_tenant_takes_its_share_first_and_never_more_than_it() {
+        let total = Limit::new(8);
+        let first = Pool::new(Limit::new(4), total.clone());
+        let second = Pool::new(Limit::new(4), total.clone());
+        let held = first.try_take(4).unwrap();
+        assert!(
+            first.try_take(1).is_none(),
+            "the first tenant's share is used up"
+        );
+        assert_eq!((first.tenant().in_use(), total.in_use()), (4, 4));
+        // The other tenant still has its whole share.
+        let other = second.try_take(4).unwrap();
+        assert_eq!(total.in_use(), 8);
+        drop((held, other));
+        assert_eq!(total.in_use(), 0);
+        // A request larger than the share takes the whole share, never more.
+        let whole = first.take(100).await.unwrap();
+        assert_eq!(first.tenant().in_use(), 4);
+        drop(whole);
+    }
+
+    #[tokio::test]
+    async fn a_hold_keeps_what_the_handler_left_until_taken_out() {
+        let total = Limit::new(16);
+        let hold = Arc::new(AnswerHold::new(Pool::new(Limit::new(8), total.clone())));
+        let budget = Arc::new(Budget::new(UNIT));
+        let reserved = Reserved::take(budget, Some(Arc::clone(&hold)), 3 * UNIT).await;
+        reserved.keep(request(1));
+        assert_eq!(total.in_use(), 3);
+        let kept = hold.kept();
+        assert_eq!((kept.len(), total.in_use()), (1, 3));
+        drop(kept);
+        assert_eq!(total.in_use(), 0);
+        assert_eq!(answer_bytes(3), 4 + UNIT);
     }
 }

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use skillbook::runtime::{ScopedSkill, search_call};
 use skillbook::uri::{self, SKILL_FILE, SkillUri};
 
+use crate::budget::{AnswerHold, Reserved, answer_bytes};
 use crate::cursor;
 use crate::index::SkillIndex;
 use crate::read;
@@ -110,14 +111,11 @@ impl ServerHandler for SkillServer {
             self.blocking(move |state| read::size_of(state, &uri))
                 .await?
         };
-        let budget = self.budget();
-        let permit = budget.take(size).await;
+        let reserved = Reserved::take(self.budget(), hold_of(&context), answer_bytes(size)).await;
         let read = self
             .blocking(move |state| read::read_resource(state, &uri))
             .await;
-        if let Some(permit) = permit {
-            budget.hold(context.id, permit);
-        }
+        reserved.keep(context.id);
         read.map(ReadResourceResponse::from)
     }
 
@@ -175,12 +173,10 @@ impl ServerHandler for SkillServer {
     ) -> Result<CallToolResponse, ErrorData> {
         // A segment holds at most `maxChars` characters of up to four bytes: that share of the
         // read budget is held until the answer is written.
-        let budget = self.budget();
-        let permit = budget.take(segment_bytes(request.arguments.as_ref())).await;
+        let bytes = segment_bytes(request.arguments.as_ref());
+        let reserved = Reserved::take(self.budget(), hold_of(&context), bytes).await;
         let called = self.blocking(move |state| call_tool(state, request)).await;
-        if let Some(permit) = permit {
-            budget.hold(context.id, permit);
-        }
+        reserved.keep(context.id);
         called.map(CallToolResponse::from)
     }
 }
@@ -217,6 +213,23 @@ impl SkillServer {
             ErrorData::internal_error("the request failed; try again", None)
         })?
     }
+}
+
+/// The hold an HTTP endpoint put in the request, if it came that way: the answer's bytes are
+/// taken from the tenant's and the server's shares there.
+#[cfg(feature = "http")]
+fn hold_of(context: &RequestContext<RoleServer>) -> Option<std::sync::Arc<AnswerHold>> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<std::sync::Arc<AnswerHold>>())
+        .cloned()
+}
+
+/// No endpoint without the `http` feature: the server's own budget holds the answer's bytes.
+#[cfg(not(feature = "http"))]
+fn hold_of(_context: &RequestContext<RoleServer>) -> Option<std::sync::Arc<AnswerHold>> {
+    None
 }
 
 /// The most bytes a `read_file` segment asked for with these arguments can hold.

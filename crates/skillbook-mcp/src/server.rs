@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -34,6 +35,9 @@ pub const DEFAULT_INSTRUCTIONS_BUDGET: usize = 16_000;
 /// otherwise. Each holds a few descriptors and at most one file's bytes, so this also bounds
 /// descriptors and memory whatever a client pipelines.
 pub const DEFAULT_CONCURRENCY: usize = 4;
+
+/// How long a skill that could not be indexed stays refused before a request tries again.
+const RETRY_UNINDEXED: Duration = Duration::from_secs(1);
 
 /// The most one skill may serve. A skill over a limit is not served and the reason is reported;
 /// its files are never cut to fit.
@@ -129,9 +133,12 @@ impl ServerBuilder {
         self
     }
 
-    /// How many bytes of files `resources/read` may hold at once, from reading them until
-    /// their answers are written; further reads wait. Default [`DEFAULT_READ_BUDGET`]
-    /// (32 MiB); a file larger than the budget takes all of it.
+    /// How many bytes of answers `resources/read` and `tools/call` may hold at once, from
+    /// reading the file until the answer is written; further reads wait. A file is counted at
+    /// its size in base64 (what a blob answer costs), a `read_file` segment at four bytes a
+    /// character asked for. Default [`DEFAULT_READ_BUDGET`] (32 MiB); an answer larger than the
+    /// budget takes all of it. Over HTTP the endpoint's limits apply instead (its tenant's
+    /// share and the server's whole, see `http::TenantLimits`).
     pub fn read_budget(&mut self, bytes: u64) -> &mut Self {
         self.read_budget = bytes;
         self
@@ -385,6 +392,12 @@ impl SkillServer {
         }
     }
 
+    /// Whether `other` is this server or a clone of it (they share their skills and limits).
+    #[cfg(feature = "http")]
+    pub(crate) fn same_as(&self, other: &SkillServer) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
     /// Whether clients of this server can be sent notifications (they have a session).
     pub(crate) fn notifies(&self) -> bool {
         self.notifies
@@ -458,7 +471,7 @@ pub(crate) struct State {
     pub(crate) redactor: Redactor,
     digests: Arc<Digests>,
     /// Each served skill's index, built the first time a request needs it.
-    indexes: Mutex<HashMap<usize, Arc<Indexed>>>,
+    indexes: Mutex<HashMap<usize, (Instant, Arc<Indexed>)>>,
 }
 
 impl State {
@@ -534,7 +547,11 @@ impl State {
 
     /// The index of the skill at `position`, built now if no request built it before.
     pub(crate) fn index(&self, position: usize) -> Option<Arc<Indexed>> {
-        if let Some(indexed) = self.indexes().get(&position) {
+        // A skill that could not be indexed (swapped away, unreadable) is tried again a little
+        // later, not kept refused until the server restarts.
+        if let Some((made, indexed)) = self.indexes().get(&position)
+            && (indexed.outcome.is_ok() || made.elapsed() < RETRY_UNINDEXED)
+        {
             return Some(Arc::clone(indexed));
         }
         let skill = &self.listed.get(position)?.skill;
@@ -545,7 +562,8 @@ impl State {
             self.limits,
         ));
         report(skill, &indexed);
-        self.indexes().insert(position, Arc::clone(&indexed));
+        self.indexes()
+            .insert(position, (Instant::now(), Arc::clone(&indexed)));
         Some(indexed)
     }
 
@@ -567,7 +585,7 @@ impl State {
         self.indexes().remove(&position);
     }
 
-    fn indexes(&self) -> MutexGuard<'_, HashMap<usize, Arc<Indexed>>> {
+    fn indexes(&self) -> MutexGuard<'_, HashMap<usize, (Instant, Arc<Indexed>)>> {
         self.indexes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

@@ -1,42 +1,60 @@
-//! Running a [`Router`] on a TCP listener with hyper's HTTP/1.1 server, and stopping it
-//! gracefully.
+//! Running a [`Router`] on TCP listeners with hyper's HTTP/1.1 server: the main listener, with
+//! a cap on connections at which the oldest idle connection makes room, and the admin listener
+//! for probes and metrics; stopping gracefully.
 
+use std::collections::HashMap;
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
-use super::Router;
+use super::metrics::{Closed, Metrics};
+use super::{HttpResponse, Router};
 
 /// How [`serve_http`] treats connections. Each setter documents its default.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ServeOptions {
     header_timeout: Duration,
+    first_byte_timeout: Duration,
     drain_delay: Duration,
     shutdown_grace: Duration,
     write_stall: Duration,
     max_connections: usize,
 }
 
+/// How many connections the main listener serves at once unless
+/// [`ServeOptions::max_connections`] says otherwise.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// How long a new connection may take to send its first byte unless
+/// [`ServeOptions::first_byte_timeout`] says otherwise.
+pub const DEFAULT_FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How many connections the admin listener serves at once.
+const ADMIN_CONNECTIONS: usize = 64;
+
 impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             header_timeout: Duration::from_secs(10),
+            first_byte_timeout: DEFAULT_FIRST_BYTE_TIMEOUT,
             drain_delay: Duration::ZERO,
             shutdown_grace: Duration::from_secs(10),
             write_stall: Duration::from_secs(30),
-            max_connections: 1024,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -49,6 +67,13 @@ impl ServeOptions {
         self
     }
 
+    /// How long a new connection may take to send its first byte before it is closed. Default
+    /// [`DEFAULT_FIRST_BYTE_TIMEOUT`]; at least 1 millisecond.
+    pub fn first_byte_timeout(&mut self, timeout: Duration) -> &mut Self {
+        self.first_byte_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
     /// How long a write to a client may make no progress (the client does not read) before
     /// its connection is closed. Default 30 seconds.
     pub fn write_stall(&mut self, timeout: Duration) -> &mut Self {
@@ -56,8 +81,11 @@ impl ServeOptions {
         self
     }
 
-    /// How many connections are served at once; further ones wait to be accepted. Default
-    /// 1024; `0` counts as 1.
+    /// How many connections are served at once. At the cap, the connection idle the longest —
+    /// one with no request under way: it has sent nothing yet, or not a whole request, or it
+    /// waits between requests — is closed to make room for a new one; when every connection
+    /// has a request under way, new ones wait to be accepted. Default
+    /// [`DEFAULT_MAX_CONNECTIONS`]; `0` counts as 1.
     pub fn max_connections(&mut self, connections: usize) -> &mut Self {
         self.max_connections = connections.max(1);
         self
@@ -97,11 +125,6 @@ pub async fn serve_http(
     options: &ServeOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let graceful = GracefulShutdown::new();
-    let mut builder = http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(options.header_timeout);
     // The shutdown signal, then the drain delay with `/readyz` at 503.
     let drained = router.clone();
     let drain_delay = options.drain_delay;
@@ -111,39 +134,21 @@ pub async fn serve_http(
         tracing::info!("shutting down: /readyz answers 503");
         tokio::time::sleep(drain_delay).await;
     };
-    tokio::pin!(shutdown);
-    let connections = Arc::new(Semaphore::new(options.max_connections));
-    loop {
-        // A free connection slot first, so past the limit clients wait in the listen queue.
-        let slot = tokio::select! {
-            slot = Arc::clone(&connections).acquire_owned() => slot,
-            () = &mut shutdown => break,
-        };
-        let Ok(slot) = slot else { break };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
-        };
-        let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
-            Err(error) => {
-                tracing::warn!("cannot accept a connection: {error}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
-        let stream = StallGuard::new(stream, options.write_stall);
-        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%peer, "connection ended: {error}");
-            }
-            drop(slot);
-        });
-    }
-    drop(listener);
+    let graceful = GracefulShutdown::new();
+    let metrics = Arc::clone(router.endpoint().metrics());
+    let handler = router.clone();
+    accept(
+        listener,
+        options,
+        Arc::new(Connections::new(options.max_connections, metrics)),
+        &graceful,
+        move |request| {
+            let router = handler.clone();
+            async move { router.handle(request).await }
+        },
+        shutdown,
+    )
+    .await;
     router.endpoint().drain();
     tracing::info!("shutting down: finishing the requests in flight");
     tokio::select! {
@@ -159,21 +164,289 @@ pub async fn serve_http(
     Ok(())
 }
 
-/// A connection whose writes fail once they have made no progress for a while: a client that
-/// stops reading its answer gets its connection closed, and the answer's bytes are freed.
+/// Serves the admin paths of `router` — `/healthz`, `/readyz` and `/metrics` (see
+/// [`Router::handle_admin`]) — on `listener` until `shutdown` completes: a listener of its own,
+/// so that however the main listener is flooded, probes are answered. At most 64 connections
+/// at once (at the cap the oldest idle one makes room), each closed when it sends nothing for
+/// 5 seconds.
+///
+/// Call it inside a Tokio runtime with I/O and timers enabled.
+///
+/// # Errors
+///
+/// None so far, as [`serve_http`].
+pub async fn serve_admin(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let mut options = ServeOptions::default();
+    options
+        .header_timeout(Duration::from_secs(5))
+        .first_byte_timeout(Duration::from_secs(5))
+        .write_stall(Duration::from_secs(5));
+    let graceful = GracefulShutdown::new();
+    // The admin listener's connections are not the main listener's: counted apart.
+    let connections = Arc::new(Connections::new(
+        ADMIN_CONNECTIONS,
+        Arc::new(Metrics::default()),
+    ));
+    accept(
+        listener,
+        &options,
+        connections,
+        &graceful,
+        move |request| {
+            let router = router.clone();
+            async move { router.handle_admin(request).await }
+        },
+        shutdown,
+    )
+    .await;
+    Ok(())
+}
+
+/// Accepts connections on `listener` and serves each with `handle` until `shutdown`
+/// completes, keeping to the connection cap.
+async fn accept<F, A>(
+    listener: TcpListener,
+    options: &ServeOptions,
+    connections: Arc<Connections>,
+    graceful: &GracefulShutdown,
+    handle: F,
+    shutdown: impl Future<Output = ()>,
+) where
+    F: Fn(hyper::Request<Incoming>) -> A + Clone + Send + Sync + 'static,
+    A: Future<Output = HttpResponse> + Send + 'static,
+{
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(options.header_timeout);
+    tokio::pin!(shutdown);
+    'serving: loop {
+        // Room for one more connection: a free place, or the one idle the longest closed.
+        loop {
+            let changed = connections.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if connections.make_room() {
+                break;
+            }
+            tokio::select! {
+                () = changed => {}
+                () = &mut shutdown => break 'serving,
+            }
+        }
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                tracing::warn!("cannot accept a connection: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let (activity, close) = connections.open();
+        let stream = StallGuard::new(
+            stream,
+            options.write_stall,
+            options.first_byte_timeout,
+            Arc::clone(&connections.metrics),
+        );
+        let handle = handle.clone();
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            request.extensions_mut().insert(activity.clone());
+            let answered = handle(request);
+            async move { Ok::<_, Infallible>(answered.await) }
+        });
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        let connections = Arc::clone(&connections);
+        tokio::spawn(async move {
+            tokio::select! {
+                ended = connection => if let Err(error) = ended {
+                    tracing::debug!(%peer, "connection ended: {error}");
+                },
+                () = close.cancelled() => {
+                    tracing::debug!(%peer, "an idle connection is closed to make room");
+                }
+            }
+            connections.close(close.id);
+        });
+    }
+    drop(listener);
+}
+
+/// The connections open now, and which of them have a request under way.
+#[derive(Debug)]
+pub(crate) struct Connections {
+    table: Mutex<Table>,
+    /// Woken when a connection ends or becomes idle.
+    changed: Notify,
+    max: usize,
+    metrics: Arc<Metrics>,
+}
+
+#[derive(Debug, Default)]
+struct Table {
+    next: u64,
+    open: HashMap<u64, Entry>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// Requests under way (a whole request received, its answer not yet written).
+    busy: usize,
+    /// Since when no request has been under way.
+    idle_since: Instant,
+    close: CancellationToken,
+}
+
+/// Closes one connection: the token its task waits on, and its place in the table.
+struct Close {
+    id: u64,
+    token: CancellationToken,
+}
+
+impl Close {
+    async fn cancelled(&self) {
+        self.token.cancelled().await;
+    }
+}
+
+impl Connections {
+    fn new(max: usize, metrics: Arc<Metrics>) -> Self {
+        Connections {
+            table: Mutex::new(Table::default()),
+            changed: Notify::new(),
+            max,
+            metrics,
+        }
+    }
+
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether a connection may be accepted now: there is room, or the connection idle the
+    /// longest has been closed to make some.
+    fn make_room(&self) -> bool {
+        let mut table = self.table();
+        if table.open.len() < self.max {
+            return true;
+        }
+        let oldest = table
+            .open
+            .iter()
+            .filter(|(_, entry)| entry.busy == 0)
+            .min_by_key(|(_, entry)| entry.idle_since)
+            .map(|(id, _)| *id);
+        let Some(entry) = oldest.and_then(|id| table.open.remove(&id)) else {
+            return false;
+        };
+        entry.close.cancel();
+        self.metrics.connection_closed(Closed::IdleAtCap);
+        true
+    }
+
+    /// A new connection: its handle for requests, and what closes it.
+    fn open(self: &Arc<Self>) -> (Activity, Close) {
+        let mut table = self.table();
+        table.next += 1;
+        let id = table.next;
+        let token = CancellationToken::new();
+        table.open.insert(
+            id,
+            Entry {
+                busy: 0,
+                idle_since: Instant::now(),
+                close: token.clone(),
+            },
+        );
+        self.metrics.connection_opened();
+        (
+            Activity {
+                id,
+                connections: Arc::clone(self),
+            },
+            Close { id, token },
+        )
+    }
+
+    /// The connection `id` ended.
+    fn close(&self, id: u64) {
+        self.table().open.remove(&id);
+        self.metrics.connection_ended();
+        self.changed.notify_waiters();
+    }
+}
+
+/// A connection, as its requests see it: the endpoint marks it [`Busy`] from a whole request
+/// received until its answer is written, and only idle connections make room at the cap.
+#[derive(Debug, Clone)]
+pub(crate) struct Activity {
+    id: u64,
+    connections: Arc<Connections>,
+}
+
+impl Activity {
+    /// Marks the connection busy until the returned guard is dropped.
+    pub(crate) fn busy(&self) -> Busy {
+        if let Some(entry) = self.connections.table().open.get_mut(&self.id) {
+            entry.busy += 1;
+        }
+        Busy(self.clone())
+    }
+}
+
+/// A request under way on a connection; dropped when its answer is written.
+#[derive(Debug)]
+pub(crate) struct Busy(Activity);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let connections = &self.0.connections;
+        let idle = match connections.table().open.get_mut(&self.0.id) {
+            Some(entry) => {
+                entry.busy = entry.busy.saturating_sub(1);
+                if entry.busy == 0 {
+                    entry.idle_since = Instant::now();
+                }
+                entry.busy == 0
+            }
+            None => false,
+        };
+        if idle {
+            connections.changed.notify_waiters();
+        }
+    }
+}
+
+/// A connection that is closed when it sends nothing for a while after opening, and whose
+/// writes fail once they have made no progress for a while: a client that stops reading its
+/// answer gets its connection closed, and the answer's bytes are freed.
 struct StallGuard<T> {
     inner: T,
     limit: Duration,
     /// Set when a write is first refused, cleared when one goes through.
     stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// Until the first byte arrives: when the connection is closed if none does.
+    first_byte: Option<Pin<Box<tokio::time::Sleep>>>,
+    metrics: Arc<Metrics>,
 }
 
 impl<T> StallGuard<T> {
-    fn new(inner: T, limit: Duration) -> Self {
+    fn new(inner: T, limit: Duration, first_byte: Duration, metrics: Arc<Metrics>) -> Self {
         StallGuard {
             inner,
             limit,
             stalled: None,
+            first_byte: Some(Box::pin(tokio::time::sleep(first_byte))),
+            metrics,
         }
     }
 
@@ -200,7 +473,25 @@ impl<T: AsyncRead + Unpin> AsyncRead for StallGuard<T> {
         context: &mut Context<'_>,
         buffer: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(context, buffer)
+        let before = buffer.filled().len();
+        let read = Pin::new(&mut self.inner).poll_read(context, buffer);
+        match &read {
+            Poll::Ready(Ok(())) if buffer.filled().len() > before => self.first_byte = None,
+            Poll::Pending => {
+                if let Some(first_byte) = self.first_byte.as_mut()
+                    && first_byte.as_mut().poll(context).is_ready()
+                {
+                    self.first_byte = None;
+                    self.metrics.connection_closed(Closed::FirstByte);
+                    return Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the client sent nothing in time",
+                    )));
+                }
+            }
+            Poll::Ready(_) => {}
+        }
+        read
     }
 }
 
@@ -249,5 +540,30 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for StallGuard<T> {
 
     fn is_write_vectored(&self) -> bool {
         self.inner.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn at_the_cap_the_connection_idle_the_longest_makes_room_and_busy_ones_never_do() {
+        let connections = Arc::new(Connections::new(2, Arc::new(Metrics::default())));
+        let (first, first_close) = connections.open();
+        let (second, second_close) = connections.open();
+        let first_busy = first.busy();
+        assert!(connections.make_room(), "the second connection is idle");
+        assert!(second_close.token.is_cancelled());
+        assert!(!first_close.token.is_cancelled());
+        let (_third, third_close) = connections.open();
+        let third_busy = _third.busy();
+        assert!(!connections.make_room(), "every connection is busy");
+        drop(third_busy);
+        assert!(connections.make_room());
+        assert!(third_close.token.is_cancelled());
+        assert!(!first_close.token.is_cancelled());
+        drop((first_busy, second));
     }
 }

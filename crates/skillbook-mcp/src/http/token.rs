@@ -38,6 +38,11 @@ impl TokenDigest {
     pub fn matches(&self, token: &str) -> bool {
         same(&self.0, &TokenDigest::of(token).0)
     }
+
+    /// Whether two digests are the same (compared in constant time).
+    pub(crate) fn same_as(&self, other: &TokenDigest) -> bool {
+        same(&self.0, &other.0)
+    }
 }
 
 /// Hides the digest from logs: knowing it is not enough to get in, but it need not be shown.
@@ -99,13 +104,12 @@ impl FromStr for TokenDigest {
     }
 }
 
-/// Which of `candidates` (each a list of digests) holds the digest of `token`, looking at every
-/// digest of every candidate whatever matched before.
+/// Which of `candidates` (each a list of digests) holds `hashed` (a token's digest), looking at
+/// every digest of every candidate whatever matched before.
 pub(crate) fn find<'a>(
-    token: &str,
+    hashed: &TokenDigest,
     candidates: impl IntoIterator<Item = &'a [TokenDigest]>,
 ) -> Option<usize> {
-    let hashed = TokenDigest::of(token);
     let mut found = None;
     for (position, digests) in candidates.into_iter().enumerate() {
         for digest in digests {
@@ -188,10 +192,11 @@ mod tests {
         let first = [TokenDigest::of("a1"), TokenDigest::of("a2")];
         let second = [TokenDigest::of("b1")];
         let tenants = || [first.as_slice(), second.as_slice(), &[]];
-        assert_eq!(find("a2", tenants()), Some(0));
-        assert_eq!(find("b1", tenants()), Some(1));
-        assert_eq!(find("b2", tenants()), None);
-        assert_eq!(find("", tenants()), None);
+        let find = |token: &str| find(&TokenDigest::of(token), tenants());
+        assert_eq!(find("a2"), Some(0));
+        assert_eq!(find("b1"), Some(1));
+        assert_eq!(find("b2"), None);
+        assert_eq!(find(""), None);
         assert_eq!(format!("{:?}", first[0]), "TokenDigest(..)");
     }
 }

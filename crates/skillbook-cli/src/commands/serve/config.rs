@@ -16,8 +16,15 @@
 //! directory of skill folders, a zip archive of them, or (in a build with the `object-store`
 //! feature) an object-store prefix such as `s3://bucket/acme/skills`, polled for changes every
 //! `poll_seconds` (default 30), with the store's settings in `[tenant.store_options]`.
+//!
+//! Limits have a total in `[server]`, a share per tenant in `[server.per_tenant]` (by default
+//! half of each total) and, for one tenant, in `[tenant.limits]`.
+//!
+//! The file must be a regular file of at most 1 MiB; a mistake is reported with the file,
+//! line, column and reason, never with the text of the line (it may hold a secret).
 
 use std::fs;
+use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,13 +33,18 @@ use serde::Deserialize;
 use skillbook::runtime::Scope;
 use skillbook::sources::{ArchiveLimits, ProvidedSkill, from_zip};
 use skillbook_mcp::http::{
-    DEFAULT_ALLOWED_HOSTS, DEFAULT_MAX_ANSWERS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT,
-    EndpointBuilder, Sessions, Tenant, TokenDigest,
+    DEFAULT_ALLOWED_HOSTS, DEFAULT_ANSWER_BYTES, DEFAULT_BODY_BYTES, DEFAULT_BODY_TIMEOUT,
+    DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_MAX_ANSWERS, DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_REQUEST_TIMEOUT, DEFAULT_SESSION_IDLE,
+    EndpointBuilder, Rate, Sessions, Tenant, TenantLimits, TokenDigest,
 };
 use skillbook_mcp::{Addresses, DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ServerBuilder};
 
 /// The address served unless the file or `--listen` says otherwise.
 pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8931";
+
+/// The largest configuration file read.
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// The file as written.
 #[derive(Debug, Deserialize)]
@@ -44,7 +56,7 @@ struct File {
     tenants: Vec<TenantSection>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ServerSection {
     listen: Option<String>,
@@ -56,8 +68,17 @@ struct ServerSection {
     shutdown_grace_seconds: Option<u64>,
     drain_seconds: Option<u64>,
     max_answers: Option<usize>,
+    answer_bytes: Option<u64>,
+    body_bytes: Option<u64>,
+    body_timeout_seconds: Option<u64>,
+    max_sessions: Option<usize>,
+    session_idle_seconds: Option<u64>,
     write_stall_seconds: Option<u64>,
     max_connections: Option<usize>,
+    first_byte_timeout_seconds: Option<u64>,
+    admin_listen: Option<String>,
+    #[serde(default)]
+    per_tenant: LimitsSection,
     instructions_budget: Option<usize>,
     page_size: Option<usize>,
     watch: Option<bool>,
@@ -77,6 +98,50 @@ struct TenantSection {
     anonymous: bool,
     #[serde(default)]
     store_options: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    limits: LimitsSection,
+}
+
+/// A tenant's share of each limit, as written (`[server.per_tenant]`, `[tenant.limits]`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitsSection {
+    max_answers: Option<usize>,
+    answer_bytes: Option<u64>,
+    body_bytes: Option<u64>,
+    max_sessions: Option<usize>,
+    /// Requests a second; 0 for no limit.
+    rate: Option<f64>,
+    burst: Option<u32>,
+}
+
+impl LimitsSection {
+    /// `base` with the limits this section sets.
+    fn apply(&self, base: TenantLimits) -> TenantLimits {
+        let mut limits = base;
+        if let Some(answers) = self.max_answers {
+            limits.max_answers = answers.max(1);
+        }
+        if let Some(bytes) = self.answer_bytes {
+            limits.answer_bytes = bytes;
+        }
+        if let Some(bytes) = self.body_bytes {
+            limits.body_bytes = bytes;
+        }
+        if let Some(sessions) = self.max_sessions {
+            limits.max_sessions = sessions.max(1);
+        }
+        limits.rate = match (self.rate, self.burst, limits.rate) {
+            (Some(rate), _, _) if rate <= 0.0 => None,
+            (Some(rate), burst, _) => Some(Rate::new(
+                rate,
+                burst.unwrap_or_else(|| (rate * 2.0).ceil().min(f64::from(u32::MAX)) as u32),
+            )),
+            (None, Some(burst), Some(rate)) => Some(Rate::new(rate.per_second, burst)),
+            (None, _, rate) => rate,
+        };
+        limits
+    }
 }
 
 /// A checked configuration: what to listen on and how, and each tenant's settings.
@@ -91,6 +156,10 @@ pub(crate) struct Config {
     pub(crate) write_stall: Duration,
     /// How many connections are served at once.
     pub(crate) max_connections: usize,
+    /// How long a new connection may take to send its first byte.
+    pub(crate) first_byte_timeout: Duration,
+    /// Where probes and metrics are served, if anywhere.
+    pub(crate) admin_listen: Option<SocketAddr>,
     /// Whether each tenant's sources are watched and served again after a change.
     pub(crate) watch: bool,
     /// How often object-store sources are listed again.
@@ -101,10 +170,12 @@ pub(crate) struct Config {
     pub(crate) store_cache_bytes: u64,
     pub(crate) skills: SkillSettings,
     pub(crate) tenants: Vec<TenantConfig>,
+    /// The `[server]` table as written, to tell which settings a reload cannot apply.
+    server: ServerSection,
 }
 
 /// How every tenant's skills are served.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SkillSettings {
     /// The most characters of the instructions, or `None` for no limit.
     pub(crate) instructions_budget: Option<usize>,
@@ -113,7 +184,7 @@ pub(crate) struct SkillSettings {
 }
 
 /// One tenant, before its skills are discovered.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TenantConfig {
     pub(crate) name: String,
     pub(crate) directories: Vec<PathBuf>,
@@ -126,8 +197,13 @@ pub(crate) struct TenantConfig {
     pub(crate) store_options: Vec<(String, String)>,
     pub(crate) tokens: Vec<TokenDigest>,
     pub(crate) anonymous: bool,
+    /// What the tenant may hold, when it sets limits of its own.
+    limits: LimitsSection,
     /// The directory the file lies in: the tenant's workspace.
     pub(crate) base: PathBuf,
+    /// Each archive's size and modification time when the file was read: an archive changed
+    /// since is a changed source.
+    archive_stamps: Vec<Option<(u64, std::time::SystemTime)>>,
 }
 
 /// What is wrong with a configuration file, in words a person can act on.
@@ -153,14 +229,14 @@ impl Config {
             path: path.to_owned(),
             message,
         };
-        let text = fs::read_to_string(path)
-            .map_err(|error| fail(format!("cannot read the configuration file: {error}")))?;
-        let file: File = toml::from_str(&text).map_err(|error| fail(error.to_string()))?;
+        let text = read_file(path).map_err(fail)?;
+        let file: File = toml::from_str(&text).map_err(|error| fail(describe(&text, &error)))?;
         let base = std::path::absolute(path)
             .ok()
             .and_then(|absolute| absolute.parent().map(Path::to_path_buf))
             .unwrap_or_default();
         let server = file.server;
+        let section = server.clone();
         let listen = listen
             .or(server.listen.as_deref())
             .unwrap_or(DEFAULT_LISTEN);
@@ -188,7 +264,27 @@ impl Config {
                 Some(0) => None,
                 Some(seconds) => Some(Duration::from_secs(seconds)),
             })
-            .max_answers(server.max_answers.unwrap_or(DEFAULT_MAX_ANSWERS));
+            .max_answers(server.max_answers.unwrap_or(DEFAULT_MAX_ANSWERS))
+            .answer_bytes(server.answer_bytes.unwrap_or(DEFAULT_ANSWER_BYTES))
+            .body_bytes(server.body_bytes.unwrap_or(DEFAULT_BODY_BYTES))
+            .body_timeout(
+                server
+                    .body_timeout_seconds
+                    .map_or(DEFAULT_BODY_TIMEOUT, |seconds| {
+                        Duration::from_secs(seconds.max(1))
+                    }),
+            )
+            .max_sessions(server.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS))
+            .session_idle(
+                server
+                    .session_idle_seconds
+                    .map_or(DEFAULT_SESSION_IDLE, |seconds| {
+                        Duration::from_secs(seconds.max(1))
+                    }),
+            );
+        let per_tenant = server.per_tenant.apply(endpoint.default_tenant_limits());
+        endpoint.tenant_limits(per_tenant);
+        let admin_listen = admin_address(server.admin_listen.as_deref(), listen).map_err(&fail)?;
         if file.tenants.is_empty() {
             return Err(fail(
                 "no tenant is configured; add a `[[tenant]]` table with a name, its sources and \
@@ -207,7 +303,13 @@ impl Config {
             shutdown_grace: Duration::from_secs(server.shutdown_grace_seconds.unwrap_or(10)),
             drain: Duration::from_secs(server.drain_seconds.unwrap_or(0)),
             write_stall: Duration::from_secs(server.write_stall_seconds.unwrap_or(30).max(1)),
-            max_connections: server.max_connections.unwrap_or(1024),
+            max_connections: server.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS),
+            first_byte_timeout: server
+                .first_byte_timeout_seconds
+                .map_or(DEFAULT_FIRST_BYTE_TIMEOUT, |seconds| {
+                    Duration::from_secs(seconds.max(1))
+                }),
+            admin_listen,
             watch: server.watch.unwrap_or(false),
             poll: Duration::from_secs(server.poll_seconds.unwrap_or(30).max(1)),
             store_cache_bytes: server.store_cache_bytes.unwrap_or(256 * 1024 * 1024),
@@ -220,7 +322,48 @@ impl Config {
                 page_size: server.page_size.unwrap_or(DEFAULT_PAGE_SIZE),
             },
             tenants,
+            server: section,
         })
+    }
+
+    /// The settings of `new` that differ from these and that only a restart applies (a reload
+    /// applies the tenants, their tokens and limits, and `[server.per_tenant]`).
+    pub(crate) fn restart_only_changes(&self, new: &Config) -> Vec<&'static str> {
+        let (old, new_section) = (&self.server, &new.server);
+        let mut changed = Vec::new();
+        if self.listen != new.listen {
+            changed.push("listen");
+        }
+        macro_rules! compare {
+            ($($field:ident),* $(,)?) => {
+                $(if old.$field != new_section.$field {
+                    changed.push(stringify!($field));
+                })*
+            };
+        }
+        compare!(
+            admin_listen,
+            allowed_hosts,
+            allowed_origins,
+            sessions,
+            max_body_bytes,
+            request_timeout_seconds,
+            shutdown_grace_seconds,
+            drain_seconds,
+            max_answers,
+            answer_bytes,
+            body_bytes,
+            body_timeout_seconds,
+            max_sessions,
+            session_idle_seconds,
+            write_stall_seconds,
+            max_connections,
+            first_byte_timeout_seconds,
+            watch,
+            poll_seconds,
+            store_cache_bytes,
+        );
+        changed
     }
 }
 
@@ -267,6 +410,13 @@ impl TenantSection {
                 }
             }
         }
+        let archive_stamps = archives
+            .iter()
+            .map(|archive| {
+                let metadata = fs::metadata(archive).ok()?;
+                Some((metadata.len(), metadata.modified().ok()?))
+            })
+            .collect();
         Ok(TenantConfig {
             name,
             directories,
@@ -275,7 +425,9 @@ impl TenantSection {
             store_options: self.store_options.into_iter().collect(),
             tokens,
             anonymous: self.anonymous,
+            limits: self.limits,
             base: base.to_owned(),
+            archive_stamps,
         })
     }
 }
@@ -290,6 +442,123 @@ fn is_store_url(source: &str) -> bool {
                 .chars()
                 .all(|character| character.is_ascii_alphanumeric() || "+-.".contains(character))
     })
+}
+
+/// The configuration file's text: a regular file (not a FIFO, which could block, nor a device,
+/// which could be endless) of at most [`MAX_FILE_BYTES`], in UTF-8.
+fn read_file(path: &Path) -> Result<String, String> {
+    let cannot = |error: std::io::Error| format!("cannot read the configuration file: {error}");
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    // Opening a FIFO for reading waits for a writer: not without O_NONBLOCK.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(cannot)?;
+    let metadata = file.metadata().map_err(cannot)?;
+    if !metadata.is_file() {
+        return Err(
+            "the configuration file is not a regular file (a FIFO, a device or a folder); \
+             write the configuration to a file and name it with --config"
+                .to_owned(),
+        );
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "the configuration file is larger than {} KiB; a configuration is a few \
+             kilobytes — is --config naming the right file?",
+            MAX_FILE_BYTES / 1024
+        ));
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        let (line, column) = line_and_column(&[], error.utf8_error().valid_up_to());
+        format!("line {line}, column {column}: the file is not UTF-8; save it as UTF-8")
+    })
+}
+
+/// Where a TOML error is and why, without the text of the line (it may hold a token or a
+/// store's secret): `line L, column C: reason`, with quoted values in the reason left out.
+fn describe(text: &str, error: &toml::de::Error) -> String {
+    let reason = without_quoted_values(error.message().trim());
+    match error.span() {
+        Some(span) => {
+            let (line, column) = line_and_column(text.as_bytes(), span.start);
+            format!("line {line}, column {column}: {reason}")
+        }
+        None => reason,
+    }
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_and_column(text: &[u8], offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.iter().filter(|byte| **byte == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .map_or(0, |at| at + 1);
+    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    (line, column)
+}
+
+/// `message` with the text between double quotes replaced by `…`: serde's messages quote the
+/// values they did not expect, and a value may be a secret.
+fn without_quoted_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut quoted = false;
+    let mut characters = message.chars();
+    while let Some(character) = characters.next() {
+        match (character, quoted) {
+            ('"', false) => {
+                quoted = true;
+                out.push_str("\"…");
+            }
+            ('"', true) => {
+                quoted = false;
+                out.push('"');
+            }
+            ('\\', true) => {
+                characters.next();
+            }
+            (_, true) => {}
+            (character, false) if character.is_control() && character != '\n' => {
+                out.extend(character.escape_debug());
+            }
+            (character, false) => out.push(character),
+        }
+    }
+    if quoted {
+        out.push('"');
+    }
+    out.replace('\n', "; ")
+}
+
+/// Where the admin listener listens: `none` for nowhere; by default on loopback at the main
+/// port plus one (or any free port when the main port is 0).
+fn admin_address(written: Option<&str>, listen: SocketAddr) -> Result<Option<SocketAddr>, String> {
+    match written.map(str::trim) {
+        Some(none) if none.eq_ignore_ascii_case("none") => Ok(None),
+        Some(address) => address.parse::<SocketAddr>().map(Some).map_err(|_| {
+            format!(
+                "`admin_listen = \"{address}\"` is not an address to listen on; write an IP \
+                 address and a port, such as 127.0.0.1:8932, or \"none\""
+            )
+        }),
+        None => {
+            let port = match listen.port() {
+                0 => 0,
+                port => port.checked_add(1).ok_or_else(|| {
+                    "the main port is 65535, so the admin listener has no default port; set \
+                     `admin_listen` in [server]"
+                        .to_owned()
+                })?,
+            };
+            Ok(Some(SocketAddr::from(([127, 0, 0, 1], port))))
+        }
+    }
 }
 
 impl TenantConfig {
@@ -313,9 +582,28 @@ impl TenantConfig {
         Ok(builder)
     }
 
-    /// The endpoint's tenant for `server`.
-    pub(crate) fn tenant(&self, server: skillbook_mcp::SkillServer) -> Tenant {
+    /// Whether `other` serves the same skills the same way (its tokens and limits aside): the
+    /// same sources, archives unchanged since, the same store settings.
+    pub(crate) fn same_sources(&self, other: &TenantConfig) -> bool {
+        self.directories == other.directories
+            && self.archives == other.archives
+            && self.archive_stamps == other.archive_stamps
+            && self.stores == other.stores
+            && self.store_options == other.store_options
+            && self.base == other.base
+    }
+
+    /// The endpoint's tenant for `server`, with its limits on top of `defaults` (the server's
+    /// per-tenant limits).
+    pub(crate) fn tenant(
+        &self,
+        server: skillbook_mcp::SkillServer,
+        defaults: TenantLimits,
+    ) -> Tenant {
         let mut tenant = Tenant::new(&self.name, server);
+        if self.limits != LimitsSection::default() {
+            tenant = tenant.with_limits(self.limits.apply(defaults));
+        }
         for token in &self.tokens {
             tenant = tenant.with_token(*token);
         }
