@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, Parser, Subcommand, ValueEnum};
 
 /// Agent Skills for any LLM: find skills, show the catalog a model sees, read them safely.
 #[derive(Debug, Parser)]
@@ -40,7 +41,8 @@ pub(crate) enum Command {
     /// A TOML file (`--config`) names the tenants, each with its skill sources (directories and
     /// zip archives) and token digests; a tenant sees only its own skills, by `skill://`
     /// address. Stateless, so replicas scale out; `/healthz` and `/readyz` for probes; SIGTERM
-    /// stops it gracefully. The common discovery options do not apply.
+    /// stops it gracefully. The common discovery options (`--workspace`, `--home`, …) are
+    /// refused: the configuration file sets each tenant's sources.
     Serve(ServeArgs),
     /// Print a new bearer token for `skillbook serve` and the configuration line with its digest.
     Token,
@@ -87,6 +89,64 @@ pub(crate) struct CommonArgs {
     /// is set (and not empty).
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = Color::Auto)]
     pub(crate) color: Color,
+}
+
+/// The options of [`CommonArgs`] that choose where skills are found (by argument id, and as
+/// written), which a command finding no skills refuses.
+const DISCOVERY_OPTIONS: [(&str, &str); 6] = [
+    ("workspace", "--workspace"),
+    ("home", "--home"),
+    ("no_home", "--no-home"),
+    ("namespaces", "--namespace"),
+    ("extra", "--extra"),
+    ("symlinks", "--symlinks"),
+];
+
+/// Refuses, as a usage error, the discovery options ([`DISCOVERY_OPTIONS`]) written on the
+/// command line of a command that does not use them: `serve`, whose tenants' sources are set in
+/// its configuration file, and `token`, which finds no skills. `--format` and `--color` apply
+/// to every command. (`completions` takes them quietly: they cannot change a completion script,
+/// and a wrapper that always passes `--workspace` still makes one.) `command` is the one `matches` came from, already built.
+///
+/// # Errors
+///
+/// A clap error of kind `ArgumentConflict` (exit code 2) naming the options given.
+pub(crate) fn refuse_unused_options(
+    command: &mut clap::Command,
+    matches: &ArgMatches,
+) -> Result<(), clap::Error> {
+    let Some((name, command_matches)) = matches.subcommand() else {
+        return Ok(());
+    };
+    let why = match name {
+        "serve" => "each tenant's skill sources are set in the configuration file (`--config`)",
+        "token" => "it finds no skills",
+        _ => return Ok(()),
+    };
+    let given: Vec<String> = DISCOVERY_OPTIONS
+        .iter()
+        .filter(|(id, _)| {
+            [matches, command_matches]
+                .iter()
+                .any(|matches| matches.value_source(id) == Some(ValueSource::CommandLine))
+        })
+        .map(|(_, option)| format!("`{option}`"))
+        .collect();
+    let (noun, verb) = match given.len() {
+        0 => return Ok(()),
+        1 => ("option", "does"),
+        _ => ("options", "do"),
+    };
+    let message = format!(
+        "the discovery {noun} {} {verb} not apply to `skillbook {name}`: {why}",
+        given.join(", ")
+    );
+    let kind = clap::error::ErrorKind::ArgumentConflict;
+    let error = match command.find_subcommand_mut(name) {
+        Some(subcommand) => subcommand.error(kind, message),
+        None => command.error(kind, message),
+    };
+    Err(error)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

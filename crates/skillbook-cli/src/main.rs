@@ -1,27 +1,30 @@
 //! The `skillbook` command: a thin layer over the `skillbook` library.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
 mod cli;
 mod commands;
+mod logging;
 mod output;
 mod settings;
 
 fn main() -> ExitCode {
     return_large_buffers_to_the_system();
     let color = color_requested(std::env::args_os().skip(1));
-    let parsed = cli::Cli::command()
-        .color(color.for_clap())
-        .try_get_matches()
-        .and_then(|matches| cli::Cli::from_arg_matches(&matches));
+    let mut command = cli::Cli::command().color(color.for_clap());
+    let parsed = command
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|matches| {
+            cli::refuse_unused_options(&mut command, &matches)?;
+            cli::Cli::from_arg_matches(&matches)
+        });
     let cli = match parsed {
         Ok(cli) => cli,
         Err(error) => return argument_error(&error),
     };
-    init_logging(&cli);
+    logging::init(&cli);
     let format = cli.common.format;
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),
@@ -136,32 +139,6 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
         };
         kind == Some(std::io::ErrorKind::BrokenPipe)
     })
-}
-
-/// Logs go to stderr only (stdout carries results, and is the MCP channel). `RUST_LOG` tunes it.
-///
-/// By default rmcp logs only errors: it warns about every error response it sends, which is the
-/// client's business, not the server operator's. `skillbook serve` also logs what an operator
-/// follows (start, refusals, shutdown), as text or, with `--log-format json`, one JSON object a
-/// line. Colours as `--color` says; by default only on a terminal (MCP clients often write a
-/// server's stderr to a log file).
-fn init_logging(cli: &cli::Cli) {
-    let (default, json) = match &cli.command {
-        cli::Command::Serve(args) => ("info,rmcp=error", args.log_format == cli::LogFormat::Json),
-        _ => ("warn,rmcp=error", false),
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    if json {
-        logs.json().with_ansi(false).init();
-    } else {
-        logs.with_ansi(cli.common.color.enabled(std::io::stderr().is_terminal()))
-            .without_time()
-            .init();
-    }
 }
 
 #[cfg(test)]

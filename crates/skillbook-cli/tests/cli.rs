@@ -1283,3 +1283,59 @@ fn colours_follow_the_color_option_and_no_color() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// A log line (here `skillbook mcp` warning of a broken skill as it starts) shows the control
+/// characters of a folder's name escaped: no name can forge a line of the log, nor send the
+/// terminal an escape. The colours the log adds itself stay.
+#[test]
+fn log_lines_show_the_control_characters_of_names_escaped() {
+    let fixture = Fixture::new();
+    let folder = "evil\n WARN forged: all is well\r\u{1b}[2K";
+    fixture.skill(
+        &fixture.root(),
+        folder,
+        "---\nname: evil\ndescription: [broken\n---\n",
+    );
+    let escaped = r"evil\n WARN forged: all is well\r\u{1b}[2K";
+    for colour in ["never", "always"] {
+        let output = fixture
+            .command()
+            .args(["mcp", "--color", colour])
+            .output()
+            .unwrap();
+        let stderr = stderr(&output);
+        let warning = stderr
+            .lines()
+            .find(|line| line.contains("invalid_yaml"))
+            .unwrap_or_else(|| panic!("no warning: {stderr}"));
+        assert!(warning.contains(escaped), "{warning:?}");
+        assert!(
+            !stderr.lines().any(|line| line.starts_with(" WARN forged")),
+            "{stderr:?}"
+        );
+        assert!(!stderr.contains('\r'), "{stderr:?}");
+        let raw_escapes = stderr.matches('\u{1b}').count();
+        match colour {
+            "never" => assert_eq!(raw_escapes, 0, "{stderr:?}"),
+            _ => {
+                // Only the formatter's own colour codes: the level, field names and `=`.
+                let own = [
+                    "\u{1b}[0m",
+                    "\u{1b}[2m",
+                    "\u{1b}[3m",
+                    "\u{1b}[31m",
+                    "\u{1b}[33m",
+                ];
+                let counted: usize = own.iter().map(|code| stderr.matches(code).count()).sum();
+                assert!(raw_escapes > 0, "{stderr:?}");
+                assert_eq!(raw_escapes, counted, "{stderr:?}");
+            }
+        }
+        assert!(
+            !stderr
+                .chars()
+                .any(|c| c.is_control() && !matches!(c, '\n' | '\u{1b}')),
+            "{stderr:?}"
+        );
+    }
+}

@@ -19,8 +19,11 @@
 //!   remaining objects are left out and reported. The MCP server's own
 //!   [`ResourceLimits`](crate::ResourceLimits) then apply to each skill.
 //! - **Credentials** come from the usual environment variables (`AWS_*`, `GOOGLE_*`,
-//!   `AZURE_*`) or the options given; neither they nor the options' values are ever logged or
-//!   put in an error.
+//!   `AZURE_*`) or the options given, and never reach a message: every error and problem a
+//!   source reports passes one redaction, which replaces with `***` the user name and password
+//!   of any URL in it (`https://***@host`), and every value of a credential — an option or one
+//!   of those variables whose name holds `secret`, `token`, `password`, `key`, `sas` or
+//!   `credential`, and the user name and password of any URL among the values.
 //!
 //! Cloud stores are listed page by page: a key the store's client cannot parse fails its whole
 //! page, so the listing narrows in on that key (pages half as long each time), reports it and
@@ -119,22 +122,22 @@ pub enum StoreError {
         reason: String,
     },
     /// The store could not be set up (missing bucket, bad credentials format, …).
-    #[error("`{url}` cannot be opened: {source}")]
+    #[error("`{url}` cannot be opened: {reason}")]
     Open {
         /// The URL (without credentials).
         url: String,
-        /// What the store said.
-        source: object_store::Error,
+        /// What the store said, with its causes, credentials taken out.
+        reason: String,
     },
     /// The prefix cannot be listed.
     #[error(
-        "`{url}` cannot be listed: {source}; check that it exists, is a folder or prefix, and (in a cloud store) that the credentials allow listing it"
+        "`{url}` cannot be listed: {reason}; check that it exists, is a folder or prefix, and (in a cloud store) that the credentials allow listing it"
     )]
     List {
         /// The URL (without credentials).
         url: String,
-        /// What the store said.
-        source: object_store::Error,
+        /// What the store said, with its causes, credentials taken out.
+        reason: String,
     },
 }
 
@@ -187,6 +190,8 @@ pub struct ObjectSource {
     backend: Backend,
     url: String,
     limits: StoreLimits,
+    /// What its messages must never show.
+    secrets: Secrets,
     /// Each object served, by its key below the prefix.
     cache: Mutex<HashMap<String, Cached>>,
 }
@@ -227,6 +232,7 @@ impl ObjectSource {
             },
             url: url.into(),
             limits: StoreLimits::default(),
+            secrets: Secrets::default(),
             cache: Mutex::new(HashMap::new()),
         }
     }
@@ -248,17 +254,18 @@ impl ObjectSource {
         options: impl IntoIterator<Item = (&'o str, &'o str)>,
     ) -> Result<Self, StoreError> {
         let label = without_credentials(url);
+        let options: Vec<(&str, &str)> = options.into_iter().collect();
+        let secrets = Secrets::of(url, &options);
         let bad_url = |reason: String| StoreError::Url {
             url: label.clone(),
-            reason,
+            reason: secrets.redact(&reason),
         };
         let parsed = url::Url::parse(url).map_err(|error| bad_url(error.to_string()))?;
         let (scheme, prefix) =
             ObjectStoreScheme::parse(&parsed).map_err(|error| bad_url(error.to_string()))?;
-        let options: Vec<(&str, &str)> = options.into_iter().collect();
-        let open = |source| StoreError::Open {
+        let open = |error: object_store::Error| StoreError::Open {
             url: label.clone(),
-            source,
+            reason: secrets.explain(&error),
         };
         let (store, pages): (Arc<dyn ObjectStore>, Option<Arc<dyn PaginatedListStore>>) =
             match scheme {
@@ -273,30 +280,43 @@ impl ObjectSource {
                         backend: Backend::Folder(folder),
                         url: label,
                         limits: StoreLimits::default(),
+                        secrets,
                         cache: Mutex::new(HashMap::new()),
                     });
                 }
                 ObjectStoreScheme::AmazonS3 => {
                     let builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
-                    let builder = configure(builder, &options, &label, |builder, key, value| {
-                        builder.with_config(key, value)
-                    })?;
+                    let builder = configure(
+                        builder,
+                        &options,
+                        &label,
+                        &secrets,
+                        |builder, key, value| builder.with_config(key, value),
+                    )?;
                     paged(Arc::new(builder.build().map_err(open)?))
                 }
                 ObjectStoreScheme::GoogleCloudStorage => {
                     let builder =
                         object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
-                    let builder = configure(builder, &options, &label, |builder, key, value| {
-                        builder.with_config(key, value)
-                    })?;
+                    let builder = configure(
+                        builder,
+                        &options,
+                        &label,
+                        &secrets,
+                        |builder, key, value| builder.with_config(key, value),
+                    )?;
                     paged(Arc::new(builder.build().map_err(open)?))
                 }
                 ObjectStoreScheme::MicrosoftAzure => {
                     let builder =
                         object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
-                    let builder = configure(builder, &options, &label, |builder, key, value| {
-                        builder.with_config(key, value)
-                    })?;
+                    let builder = configure(
+                        builder,
+                        &options,
+                        &label,
+                        &secrets,
+                        |builder, key, value| builder.with_config(key, value),
+                    )?;
                     paged(Arc::new(builder.build().map_err(open)?))
                 }
                 _ => return Err(bad_url("this kind of store is not supported".to_owned())),
@@ -305,6 +325,7 @@ impl ObjectSource {
         if let Backend::Store { pages: paged, .. } = &mut source.backend {
             *paged = pages;
         }
+        source.secrets = secrets;
         Ok(source)
     }
 
@@ -450,9 +471,9 @@ impl ObjectSource {
         &self,
         problems: &mut Vec<String>,
     ) -> Result<(Vec<Listed>, Option<Arc<ReadBoundary>>), StoreError> {
-        let failed = |source| StoreError::List {
+        let failed = |error: object_store::Error| StoreError::List {
             url: self.url.clone(),
-            source,
+            reason: self.secrets.explain(&error),
         };
         Ok(match &self.backend {
             Backend::Store {
@@ -621,9 +642,9 @@ impl ObjectSource {
             if_none_match: cached.as_ref().and_then(|cached| cached.e_tag.clone()),
             ..GetOptions::default()
         };
-        let failed = |error: &dyn fmt::Display| {
+        let failed = |reason: &str| {
             format!(
-                "{}: `{}` is left out: it cannot be fetched ({error})",
+                "{}: `{}` is left out: it cannot be fetched ({reason})",
                 self.url, meta.location
             )
         };
@@ -634,10 +655,10 @@ impl ObjectSource {
                     return Ok(Fetched::Reused(cached));
                 }
                 return Err(failed(
-                    &"the store answered \"not modified\" to a first fetch",
+                    "the store answered \"not modified\" to a first fetch",
                 ));
             }
-            Err(error) => return Err(failed(&error)),
+            Err(error) => return Err(failed(&self.secrets.explain(&error))),
         };
         let e_tag = result.meta.e_tag.clone();
         let size = result.meta.size;
@@ -647,7 +668,10 @@ impl ObjectSource {
                 self.limits.max_file_bytes
             )));
         }
-        let bytes = result.bytes().await.map_err(|error| failed(&error))?;
+        let bytes = result
+            .bytes()
+            .await
+            .map_err(|error| failed(&self.secrets.explain(&error)))?;
         Ok(Fetched::Downloaded(Cached {
             e_tag,
             bytes: Arc::from(&bytes[..]),
@@ -661,6 +685,7 @@ fn configure<B, K>(
     mut builder: B,
     options: &[(&str, &str)],
     url: &str,
+    secrets: &Secrets,
     with: impl Fn(B, K, &str) -> B,
 ) -> Result<B, StoreError>
 where
@@ -668,9 +693,9 @@ where
 {
     install_crypto();
     for (key, value) in options {
-        let parsed = key
-            .parse()
-            .map_err(|error: object_store::Error| unknown_option(url, key, &error.to_string()))?;
+        let parsed = key.parse().map_err(|error: object_store::Error| {
+            unknown_option(url, key, &secrets.explain(&error))
+        })?;
         builder = with(builder, parsed, value);
     }
     Ok(builder)
@@ -758,7 +783,237 @@ fn without_credentials(url: &str) -> String {
     }
 }
 
+/// The words that make an option (or environment variable) a credential, whose value no
+/// message may show.
+const CREDENTIAL_WORDS: [&str; 6] = ["secret", "token", "password", "key", "sas", "credential"];
+
+/// The environment variables the stores' builders read their settings from.
+const STORE_VARIABLES: [&str; 3] = ["AWS_", "GOOGLE_", "AZURE_"];
+
+/// What a source's messages must never show: the values of its credentials. No `Debug`, so
+/// that they cannot be printed by mistake.
+#[derive(Clone, Default)]
+struct Secrets {
+    /// Longest first, so that a secret holding another is replaced whole.
+    values: Vec<String>,
+}
+
+impl Secrets {
+    /// The credentials of a store opened on `url` with `options`: the value of every option
+    /// and store environment variable named like a credential ([`CREDENTIAL_WORDS`]), and the
+    /// user name and password of `url` and of every value that is a URL (an endpoint).
+    fn of(url: &str, options: &[(&str, &str)]) -> Self {
+        let environment: Vec<(String, String)> = std::env::vars()
+            .filter(|(name, _)| STORE_VARIABLES.iter().any(|start| name.starts_with(start)))
+            .collect();
+        let settings = options.iter().copied().chain(
+            environment
+                .iter()
+                .map(|(name, value)| (name.as_str(), value.as_str())),
+        );
+        let mut values = userinfo(url);
+        for (key, value) in settings {
+            values.extend(userinfo(value));
+            let key = key.to_ascii_lowercase();
+            if !CREDENTIAL_WORDS.iter().any(|word| key.contains(word))
+                || matches!(value, "true" | "false")
+            {
+                continue;
+            }
+            values.push(value.to_owned());
+            // A SAS token is a query string whose parameters show up one by one in request
+            // URLs: each long one (the signature) is a secret of its own.
+            for parameter in value.trim_start_matches('?').split('&') {
+                if let Some((_, raw)) = parameter.split_once('=')
+                    && raw.len() >= 6
+                {
+                    values.push(raw.to_owned());
+                    values.push(decoded(raw));
+                }
+            }
+        }
+        values.retain(|value| !value.is_empty());
+        values.sort_by(|left, right| right.len().cmp(&left.len()).then(left.cmp(right)));
+        values.dedup();
+        Secrets { values }
+    }
+
+    /// `error`'s message and its causes', on one line, redacted: what a message may say of it.
+    fn explain(&self, error: &dyn std::error::Error) -> String {
+        let mut message = error.to_string();
+        let mut cause = error.source();
+        while let Some(inner) = cause {
+            let said = inner.to_string();
+            if !message.contains(&said) {
+                message.push_str(": ");
+                message.push_str(&said);
+            }
+            cause = inner.source();
+        }
+        self.redact(&message)
+    }
+
+    /// `message` with the user name and password of every URL in it and every secret value
+    /// replaced by `***`.
+    fn redact(&self, message: &str) -> String {
+        let mut redacted = without_userinfo(message);
+        for secret in &self.values {
+            if redacted.contains(secret.as_str()) {
+                redacted = redacted.replace(secret.as_str(), "***");
+            }
+        }
+        redacted
+    }
+}
+
+/// The user name and password of `value` when it is a URL holding them, as written and
+/// percent-decoded.
+fn userinfo(value: &str) -> Vec<String> {
+    let Ok(parsed) = url::Url::parse(value) else {
+        return Vec::new();
+    };
+    [parsed.username(), parsed.password().unwrap_or_default()]
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .flat_map(|part| [part.to_owned(), decoded(part)])
+        .collect()
+}
+
+/// A percent-encoded text, decoded.
+fn decoded(text: &str) -> String {
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+/// `text` with the user name and password of every URL in it replaced by `***`
+/// (`https://user:password@host/` → `https://***@host/`): the authority runs from `://` to the
+/// first character a user name or password cannot hold unencoded, and its user information to
+/// its last `@`.
+fn without_userinfo(text: &str) -> String {
+    let ends_authority = |c: char| {
+        c.is_whitespace()
+            || c.is_control()
+            || matches!(
+                c,
+                '/' | '?' | '#' | '"' | '`' | '<' | '>' | '\\' | '[' | ']' | '{' | '}' | '|' | '^'
+            )
+    };
+    let mut shown = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("://") {
+        let (before, after) = rest.split_at(start + 3);
+        shown.push_str(before);
+        let authority = &after[..after.find(ends_authority).unwrap_or(after.len())];
+        rest = match authority.rfind('@') {
+            Some(at) => {
+                shown.push_str("***");
+                &after[at..]
+            }
+            None => after,
+        };
+    }
+    shown.push_str(rest);
+    shown
+}
+
 /// Makes ring the process's TLS crypto provider (once; one already installed is kept).
 fn install_crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ObjectSource, Secrets, StoreError, without_userinfo};
+
+    #[test]
+    fn the_user_information_of_every_url_is_hidden() {
+        for (text, shown) in [
+            (
+                "GET https://user:pw@host/x failed",
+                "GET https://***@host/x failed",
+            ),
+            ("http://user@host:9000", "http://***@host:9000"),
+            ("http://user:p@ss@host?q", "http://***@host?q"),
+            (
+                "(http://a:b@one) and (s3://c:d@two/)",
+                "(http://***@one) and (s3://***@two/)",
+            ),
+            (
+                "http://host/a@b and mail@example.com",
+                "http://host/a@b and mail@example.com",
+            ),
+            ("no url: user:pw@host", "no url: user:pw@host"),
+            ("http://", "http://"),
+        ] {
+            assert_eq!(without_userinfo(text), shown, "{text}");
+        }
+    }
+
+    #[test]
+    fn credential_values_are_hidden_and_other_settings_shown() {
+        let secrets = Secrets::of(
+            "s3://bucket/skills",
+            &[
+                (
+                    "aws_endpoint",
+                    "http://minio:p%40ss%26word@store.internal:9000",
+                ),
+                ("aws_secret_access_key", "wJalrXUtnFEMI/K7MDENG"),
+                ("AWS_SESSION_TOKEN", "session-token-value"),
+                ("azure_storage_sas_key", "sv=2022-11-02&sig=c2lnbmF0dXJl%2B"),
+                ("aws_region", "eu-west-1"),
+                ("aws_sse_bucket_key_enabled", "true"),
+            ],
+        );
+        let message = "endpoint store.internal:9000 as minio with p@ss&word, secret \
+                       wJalrXUtnFEMI/K7MDENG, token session-token-value, signature \
+                       c2lnbmF0dXJl+ or c2lnbmF0dXJl%2B, in eu-west-1: true";
+        assert_eq!(
+            secrets.redact(message),
+            "endpoint store.internal:9000 as *** with ***, secret ***, token ***, signature \
+             *** or ***, in eu-west-1: true"
+        );
+    }
+
+    #[test]
+    fn an_error_is_explained_with_its_causes_and_without_credentials() {
+        let secrets = Secrets::of(
+            "s3://bucket/skills",
+            &[("aws_secret_access_key", "hunter2")],
+        );
+        let error = object_store::Error::Generic {
+            store: "S3",
+            source: "cannot reach http://user:pw@host/ with hunter2".into(),
+        };
+        assert_eq!(
+            secrets.explain(&error),
+            "Generic S3 error: cannot reach http://***@host/ with ***"
+        );
+    }
+
+    /// The real path: an endpoint nobody listens on (port 1 of the loopback), so listing fails
+    /// with a connection error that names the request's URL.
+    #[tokio::test]
+    async fn a_store_that_cannot_be_reached_never_shows_its_credentials() {
+        let source = ObjectSource::from_url(
+            "s3://bucket/skills",
+            [
+                ("aws_endpoint", "http://user:hunter2@127.0.0.1:1"),
+                ("aws_access_key_id", "AKIDEXAMPLE"),
+                ("aws_secret_access_key", "wJalrXUtnFEMI-never-shown"),
+                ("aws_region", "us-east-1"),
+                ("aws_allow_http", "true"),
+            ],
+        )
+        .unwrap();
+        let error = source.survey().await.unwrap_err();
+        assert!(matches!(error, StoreError::List { .. }), "{error}");
+        let message = error.to_string();
+        assert!(message.contains("http://***@127.0.0.1:1/"), "{message}");
+        for secret in ["hunter2", "wJalrXUtnFEMI", "AKIDEXAMPLE"] {
+            assert!(!message.contains(secret), "{message}");
+            assert!(!format!("{error:?}").contains(secret), "{error:?}");
+        }
+    }
 }
