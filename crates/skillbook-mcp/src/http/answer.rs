@@ -57,7 +57,7 @@ impl Drop for Record {
             target: "skillbook::access",
             tenant = %tenant,
             method = %self.method,
-            call = call.as_deref().unwrap_or("-"),
+            call = %call.as_deref().unwrap_or("-"),
             status = self.status,
             bytes = self.bytes,
             ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),

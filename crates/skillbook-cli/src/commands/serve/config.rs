@@ -672,7 +672,7 @@ mod tests {
                 "[server]\nlisten = \"localhost:80\"\n[[tenant]]\nname = \"a\"\n",
                 "is not an address",
             ),
-            ("[[tenant]\n", "TOML parse error at line 1"),
+            ("[[tenant]\n", "line 1, column"),
         ] {
             let message = load(text).unwrap_err();
             assert!(message.contains(expected), "{text:?}: {message}");

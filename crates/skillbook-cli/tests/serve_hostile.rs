@@ -1,0 +1,600 @@
+//! `skillbook serve` under hostile clients (SPEC §13.1): no tenant can stall, starve or exhaust
+//! the others. Every test is an order or progress check — "answered while the attack is still
+//! under way" — with generous hang guards, never a timed assertion.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly at the first broken step"
+)]
+
+#[path = "support/serving.rs"]
+mod serving;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use serving::{ALPHA, Answer, BETA, Fixture, Server, call, initialize, mcp, request, small_window};
+use skillbook_mcp::http::TokenDigest;
+
+/// How long any single step may take before the test calls it a hang.
+const GUARD: Duration = Duration::from_secs(30);
+
+/// A connection to `address` that has sent the head of a `POST /mcp` with `token`, declaring
+/// `length` bytes of body, and `sent` of them.
+fn partial_post(address: &str, token: &str, length: usize, sent: &[u8]) -> TcpStream {
+    let mut stream = TcpStream::connect(address).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Authorization: Bearer {token}\r\nContent-Length: {length}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(sent).unwrap();
+    stream
+}
+
+/// Whether `stream` has received nothing yet (and is still open): a read that would block.
+fn nothing_received(stream: &TcpStream) -> bool {
+    stream.set_nonblocking(true).unwrap();
+    let mut byte = [0_u8; 1];
+    let quiet = matches!(stream.peek(&mut byte), Err(error) if error.kind() == std::io::ErrorKind::WouldBlock);
+    stream.set_nonblocking(false).unwrap();
+    quiet
+}
+
+/// What `stream` receives until the server closes it (within the guard).
+fn read_all(mut stream: &TcpStream) -> Vec<u8> {
+    stream.set_read_timeout(Some(GUARD)).unwrap();
+    let mut received = Vec::new();
+    let _ = stream.read_to_end(&mut received);
+    received
+}
+
+/// The HTTP status of a raw answer.
+fn status_of(raw: &[u8]) -> Option<u16> {
+    String::from_utf8_lossy(raw)
+        .lines()
+        .next()?
+        .split(' ')
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// A `GET` of `path` on `address` (no token), with the guard as its read timeout.
+fn get(address: &str, path: &str) -> Answer {
+    request(address, "GET", path, &[], b"").unwrap()
+}
+
+/// The value of the metric line `name{labels}` in `/metrics` of the admin listener.
+fn metric(server: &Server, line: &str) -> Option<f64> {
+    let admin = server.admin.as_deref().expect("an admin listener");
+    let answer = get(admin, "/metrics");
+    assert_eq!(answer.status, 200);
+    String::from_utf8(answer.body)
+        .unwrap()
+        .lines()
+        .find_map(|text| text.strip_prefix(line)?.trim().parse().ok())
+}
+
+/// The peak resident memory of a process so far, in bytes (Linux).
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kib * 1024
+}
+
+#[test]
+fn another_tenant_is_answered_while_slow_bodies_are_unfinished() {
+    // Four slots in all, two a tenant, and bodies given all the time they want: the slow
+    // bodies stay unfinished for the whole test.
+    let fixture = Fixture::new(
+        "max_answers = 4\nbody_timeout_seconds = 600\nrequest_timeout_seconds = 600\n\
+         max_body_bytes = 1000",
+    );
+    let server = Server::start(&fixture.config(), &[]);
+    let slow: Vec<TcpStream> = (0..8)
+        .map(|_| partial_post(&server.address, ALPHA, 100, b"{"))
+        .collect();
+    // Alpha's own requests are not starved by its slow bodies either: they hold no slot.
+    for token in [BETA, ALPHA] {
+        let answer = mcp(&server.address, Some(token), &call(7, "ping", json!({}))).unwrap();
+        assert_eq!(
+            answer.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&answer.body)
+        );
+        assert_eq!(answer.json()["id"], 7);
+    }
+    assert!(
+        slow.iter().all(nothing_received),
+        "the slow bodies are still unfinished, and unanswered"
+    );
+}
+
+#[test]
+fn a_declared_length_over_the_limit_is_413_before_any_body_byte() {
+    let fixture = Fixture::new("request_timeout_seconds = 600");
+    let server = Server::start(&fixture.config(), &[]);
+    // Headers only: the server must answer without waiting for two MiB that never come.
+    let stream = partial_post(&server.address, ALPHA, 2 * 1024 * 1024, b"");
+    let answer = read_all(&stream);
+    assert_eq!(
+        status_of(&answer),
+        Some(413),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    let text = String::from_utf8_lossy(&answer).to_lowercase();
+    assert!(text.contains("connection: close"), "{text}");
+}
+
+#[test]
+fn a_body_sent_too_slowly_is_408_and_frees_nothing_it_did_not_take() {
+    let fixture = Fixture::new("body_timeout_seconds = 1");
+    let server = Server::start(&fixture.config(), &[]);
+    let stream = partial_post(&server.address, ALPHA, 100, b"{");
+    let answer = read_all(&stream);
+    assert_eq!(
+        status_of(&answer),
+        Some(408),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    let answer = mcp(&server.address, Some(ALPHA), &initialize()).unwrap();
+    assert_eq!(answer.status, 200);
+}
+
+#[test]
+fn a_body_that_is_not_json_is_a_parse_error_and_a_message_that_is_not_json_rpc_is_400() {
+    let fixture = Fixture::new("");
+    let server = Server::start(&fixture.config(), &[]);
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Authorization", "Bearer sbk_alpha-token-for-tests"),
+    ];
+    let answer = request(&server.address, "POST", "/mcp", &headers, b"{not json").unwrap();
+    assert_eq!(answer.status, 400);
+    assert_eq!(answer.json()["error"]["code"], -32700);
+    let answer = request(&server.address, "POST", "/mcp", &headers, b"[1, 2]").unwrap();
+    assert_eq!(answer.status, 400);
+    assert_eq!(answer.json()["error"]["code"], -32600);
+}
+
+#[test]
+fn unread_large_answers_keep_memory_within_the_budgets() {
+    // 32 MiB of answers in all, 16 MiB a tenant; a 15 MiB binary file is 20 MiB in base64.
+    let fixture = Fixture::new(
+        "answer_bytes = 33554432\nmax_answers = 8\nwrite_stall_seconds = 600\n\
+         request_timeout_seconds = 600",
+    );
+    let mut bytes = Vec::with_capacity(15 << 20);
+    let mut state: u32 = 0x2545_f491;
+    while bytes.len() < 15 << 20 {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        bytes.extend_from_slice(&state.to_le_bytes());
+    }
+    let path = fixture.path().join("alpha/pdf/large.bin");
+    std::fs::write(&path, &bytes).unwrap();
+    drop(bytes);
+    let server = Server::start(&fixture.config(), &[]);
+    let before = peak_rss(server.child.id());
+    let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
+    let unread: Vec<TcpStream> = (0..48)
+        .map(|_| {
+            let mut stream = small_window(&server.address);
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: \
+                 2025-06-18\r\nAuthorization: Bearer {ALPHA}\r\nContent-Length: {}\r\n\r\n",
+                server.address,
+                read.len()
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            stream.write_all(read.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    // Wait until alpha's share is held (an answer is in flight and unread), then give the
+    // others time to pile up if they could.
+    let deadline = Instant::now() + GUARD;
+    while metric(
+        &server,
+        "skillbook_answer_budget_bytes_held{tenant=\"alpha\"}",
+    )
+    .unwrap_or(0.0)
+        < 1.0
+    {
+        assert!(Instant::now() < deadline, "no answer was ever in flight");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Beta is answered meanwhile, reads included.
+    for _ in 0..20 {
+        let answer = mcp(
+            &server.address,
+            Some(BETA),
+            &call(3, "resources/read", json!({"uri": "skill://memo/SKILL.md"})),
+        )
+        .unwrap();
+        assert_eq!(answer.status, 200);
+        assert!(
+            answer.json()["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("Be brief.")
+        );
+    }
+    let held = metric(
+        &server,
+        "skillbook_answer_budget_bytes_held{tenant=\"alpha\"}",
+    )
+    .unwrap();
+    assert!(held <= 16.0 * 1024.0 * 1024.0, "alpha holds {held} bytes");
+    let grown = peak_rss(server.child.id()).saturating_sub(before);
+    // The budgets (32 MiB) and the copies one answer is built through, not 48 answers.
+    assert!(
+        grown < 32 * 1024 * 1024 + 64 * 1024 * 1024,
+        "the server grew by {} MiB",
+        grown >> 20
+    );
+    drop(unread);
+}
+
+#[test]
+fn a_tenant_over_its_rate_is_told_when_to_come_back_and_others_are_not() {
+    let fixture = Fixture::new("[server.per_tenant]\nrate = 0.5\nburst = 2");
+    let server = Server::start(&fixture.config(), &[]);
+    let ping = call(1, "ping", json!({}));
+    let statuses: Vec<u16> = (0..3)
+        .map(|_| mcp(&server.address, Some(ALPHA), &ping).unwrap().status)
+        .collect();
+    assert_eq!(statuses, [200, 200, 429]);
+    let refused = mcp(&server.address, Some(ALPHA), &ping).unwrap();
+    let retry: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=2).contains(&retry), "Retry-After: {retry}");
+    assert_eq!(mcp(&server.address, Some(BETA), &ping).unwrap().status, 200);
+}
+
+/// Opens a session with `token`: the answer (its `Mcp-Session-Id`, when one was made).
+fn open_session(address: &str, token: &str) -> Answer {
+    mcp(address, Some(token), &initialize()).unwrap()
+}
+
+/// A request in the session `id`, with `token`.
+fn in_session(address: &str, token: &str, id: &str, method: &str, body: &Value) -> Answer {
+    let authorization = format!("Bearer {token}");
+    request(
+        address,
+        method,
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-06-18"),
+            ("Mcp-Session-Id", id),
+            ("Authorization", &authorization),
+        ],
+        body.to_string().as_bytes(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn sessions_are_capped_per_tenant_and_in_all_and_answer_only_their_token() {
+    let fixture = Fixture::new("sessions = true\nmax_sessions = 4");
+    let server = Server::start(&fixture.config(), &[]);
+    let opened: Vec<String> = (0..2)
+        .map(|_| {
+            let answer = open_session(&server.address, ALPHA);
+            assert_eq!(answer.status, 200);
+            answer.header("mcp-session-id").unwrap().to_owned()
+        })
+        .collect();
+    // Alpha holds its half; a third is refused, and beta still opens its own.
+    let refused = open_session(&server.address, ALPHA);
+    assert_eq!(refused.status, 503);
+    assert!(refused.header("retry-after").is_some());
+    assert_eq!(open_session(&server.address, BETA).status, 200);
+    // Another tenant's token cannot use alpha's session: as if it did not exist.
+    let ping = call(5, "ping", json!({}));
+    let stolen = in_session(&server.address, BETA, &opened[0], "POST", &ping);
+    assert_eq!(stolen.status, 404);
+    // Closing one is answered as the SDKs expect, and gives its place back.
+    let closed = in_session(&server.address, ALPHA, &opened[0], "DELETE", &json!({}));
+    assert_eq!(closed.status, 200);
+    assert_eq!(open_session(&server.address, ALPHA).status, 200);
+}
+
+#[test]
+fn idle_sessions_are_closed_and_give_their_place_back() {
+    let fixture = Fixture::new("sessions = true\nmax_sessions = 2\nsession_idle_seconds = 1");
+    let server = Server::start(&fixture.config(), &[]);
+    let first = open_session(&server.address, ALPHA);
+    assert_eq!(first.status, 200);
+    assert_eq!(open_session(&server.address, ALPHA).status, 503);
+    // Once the first session has been idle for a second it is closed: a new one opens.
+    let deadline = Instant::now() + GUARD;
+    while open_session(&server.address, ALPHA).status != 200 {
+        assert!(
+            Instant::now() < deadline,
+            "the idle session was never closed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn probes_answer_while_the_main_listener_is_flooded_and_idle_connections_make_room() {
+    let fixture = Fixture::new("max_connections = 16\nfirst_byte_timeout_seconds = 600");
+    let server = Server::start(&fixture.config(), &[]);
+    let admin = server.admin.clone().unwrap();
+    let idle: Vec<TcpStream> = (0..40)
+        .map(|_| TcpStream::connect(&server.address).unwrap())
+        .collect();
+    // The admin listener is not the main one: answered at once.
+    let health = get(&admin, "/healthz");
+    assert_eq!(health.status, 200);
+    assert_eq!(get(&admin, "/readyz").status, 200);
+    // On the main listener, the connections idle the longest are closed to make room.
+    let answer = mcp(&server.address, Some(BETA), &initialize()).unwrap();
+    assert_eq!(answer.status, 200);
+    assert_eq!(get(&server.address, "/healthz").status, 200);
+    assert!(
+        read_all(&idle[0]).is_empty(),
+        "the oldest idle connection was closed without an answer"
+    );
+    // `/metrics` names tenants: never on the main listener.
+    assert_eq!(get(&server.address, "/metrics").status, 404);
+    let closed = metric(
+        &server,
+        "skillbook_connections_closed_total{reason=\"idle_at_cap\"}",
+    )
+    .unwrap();
+    assert!(closed >= 1.0, "{closed}");
+}
+
+#[test]
+fn a_connection_that_sends_nothing_is_closed() {
+    let fixture = Fixture::new("first_byte_timeout_seconds = 1");
+    let server = Server::start(&fixture.config(), &[]);
+    let silent = TcpStream::connect(&server.address).unwrap();
+    assert!(read_all(&silent).is_empty());
+    let closed = metric(
+        &server,
+        "skillbook_connections_closed_total{reason=\"first_byte_timeout\"}",
+    )
+    .unwrap();
+    assert_eq!(closed, 1.0);
+}
+
+#[test]
+fn metrics_count_requests_and_refusals_by_tenant_name_never_by_token() {
+    let fixture = Fixture::new("");
+    let server = Server::start(&fixture.config(), &[]);
+    assert_eq!(
+        mcp(&server.address, Some(ALPHA), &initialize())
+            .unwrap()
+            .status,
+        200
+    );
+    assert_eq!(
+        mcp(&server.address, Some("sbk_wrong"), &initialize())
+            .unwrap()
+            .status,
+        401
+    );
+    let admin = server.admin.as_deref().unwrap();
+    let text = String::from_utf8(get(admin, "/metrics").body).unwrap();
+    assert!(
+        text.contains("skillbook_requests_total{tenant=\"alpha\",status=\"200\"} 1"),
+        "{text}"
+    );
+    assert!(text.contains("skillbook_refusals_total{tenant=\"\",reason=\"unauthorized\"} 1"));
+    assert!(text.contains("skillbook_request_duration_seconds_count{tenant=\"alpha\"} 1"));
+    assert!(!text.contains(ALPHA) && !text.contains("sbk_wrong"));
+    // One access-log line per request, naming the tenant, the methods, status and size.
+    let deadline = Instant::now() + GUARD;
+    while !server.stderr().contains("status=401") {
+        assert!(Instant::now() < deadline, "{}", server.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let log = server.stderr();
+    let line = log
+        .lines()
+        .find(|line| line.contains("skillbook::access") && line.contains("tenant=alpha"))
+        .unwrap();
+    for field in [
+        "method=POST",
+        "call=initialize",
+        "status=200",
+        "bytes=",
+        "ms=",
+    ] {
+        assert!(line.contains(field), "{field}: {line}");
+    }
+}
+
+#[test]
+fn a_method_with_control_characters_cannot_forge_a_log_line() {
+    let fixture = Fixture::new("");
+    let server = Server::start(&fixture.config(), &[]);
+    let forged = json!({"jsonrpc": "2.0", "id": 1, "method": "x\n ERROR forged\r\u{1b}[31m"});
+    let _ = mcp(&server.address, Some(ALPHA), &forged).unwrap();
+    let deadline = Instant::now() + GUARD;
+    while !server.stderr().contains("skillbook::access") {
+        assert!(Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let log = server.stderr();
+    assert!(
+        !log.lines().any(|line| line.starts_with(" ERROR forged")),
+        "{log}"
+    );
+    assert!(!log.contains('\u{1b}') && !log.contains('\r'), "{log:?}");
+    assert!(log.contains("x\\n ERROR forged\\r\\u{1b}[31m"), "{log}");
+}
+
+/// Rewrites the fixture's configuration with `tokens` for alpha and `extra` tenants, and sends
+/// the server SIGHUP.
+fn reconfigure(fixture: &Fixture, server: &Server, alpha_tokens: &[&str], extra: &str) {
+    let tokens: Vec<String> = alpha_tokens
+        .iter()
+        .map(|token| format!("\"{}\"", TokenDigest::of(token)))
+        .collect();
+    fixture.write(
+        "skillbook.toml",
+        &format!(
+            "[server]\nsessions = true\n\n\
+             [[tenant]]\nname = \"alpha\"\nsources = [\"alpha\"]\ntokens = [{}]\n\n\
+             [[tenant]]\nname = \"beta\"\nsources = [\"beta\", \"beta.zip\"]\ntokens = [\"{}\"]\n{extra}",
+            tokens.join(", "),
+            TokenDigest::of(BETA)
+        ),
+    );
+    let status = Command::new("kill")
+        .args(["-HUP", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn sighup_rotates_tokens_adds_tenants_and_ends_the_sessions_of_removed_tokens() {
+    const ROTATED: &str = "sbk_alpha-rotated";
+    const GAMMA: &str = "sbk_gamma";
+    let fixture = Fixture::new("sessions = true");
+    fixture.write(
+        "gamma/notes/SKILL.md",
+        "---\nname: notes\ndescription: Take notes.\n---\nNotes.\n",
+    );
+    let server = Server::start(&fixture.config(), &[]);
+    let session = open_session(&server.address, ALPHA);
+    let session = session.header("mcp-session-id").unwrap().to_owned();
+    // A request in flight across the reload: its body is not finished yet.
+    let ping = initialize().to_string();
+    let mut in_flight = partial_post(&server.address, ALPHA, ping.len(), &ping.as_bytes()[..1]);
+    reconfigure(
+        &fixture,
+        &server,
+        &[ROTATED],
+        &format!(
+            "\n[[tenant]]\nname = \"gamma\"\nsources = [\"gamma\"]\ntokens = [\"{}\"]\n",
+            TokenDigest::of(GAMMA)
+        ),
+    );
+    let deadline = Instant::now() + GUARD;
+    while open_session(&server.address, GAMMA).status != 200 {
+        assert!(Instant::now() < deadline, "{}", server.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(open_session(&server.address, ALPHA).status, 401);
+    assert_eq!(open_session(&server.address, ROTATED).status, 200);
+    // The session the removed token opened has ended.
+    let ended = in_session(
+        &server.address,
+        ROTATED,
+        &session,
+        "POST",
+        &call(4, "ping", json!({})),
+    );
+    assert_eq!(ended.status, 404);
+    // The request in flight is answered, with the tenant it started with.
+    in_flight.write_all(&ping.as_bytes()[1..]).unwrap();
+    let answer = read_all(&in_flight);
+    assert_eq!(
+        status_of(&answer),
+        Some(200),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    // A broken configuration keeps the one served.
+    fixture.write("skillbook.toml", "[[tenant]\n");
+    let status = Command::new("kill")
+        .args(["-HUP", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + GUARD;
+    while !server.stderr().contains("keeping the configuration served") {
+        assert!(Instant::now() < deadline, "{}", server.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(open_session(&server.address, GAMMA).status, 200);
+}
+
+/// `skillbook serve --check-config` on `config`, which must end (within the guard).
+fn check_config(config: &std::path::Path) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillbook"))
+        .args(["serve", "--check-config", "--config"])
+        .arg(config)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + GUARD;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("--check-config on {} hangs", config.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_fifo_a_device_or_a_huge_file_is_refused_as_a_configuration_without_hanging() {
+    let fixture = Fixture::new("");
+    let fifo = fixture.path().join("fifo.toml");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let huge = fixture.path().join("huge.toml");
+    std::fs::write(&huge, format!("# {}\n", "x".repeat(2 << 20))).unwrap();
+    for (config, expected) in [
+        (fifo.as_path(), "not a regular file"),
+        (std::path::Path::new("/dev/zero"), "not a regular file"),
+        (huge.as_path(), "larger than 1024 KiB"),
+    ] {
+        let output = check_config(config);
+        assert_eq!(output.status.code(), Some(1), "{}", config.display());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{}: {stderr}", config.display());
+    }
+}
+
+#[test]
+fn a_secret_on_a_broken_configuration_line_is_never_printed() {
+    let fixture = Fixture::new("");
+    let secret = "sbk_5ecret-never-printed";
+    for text in [
+        format!("[[tenant]]\nname = \"a\"\ntokens = [{secret}]\n"),
+        format!("[[tenant]]\nname = \"a\"\ntokens = \"{secret}\"\n"),
+        format!(
+            "[[tenant]]\nname = \"a\"\nanonymous = true\n[tenant.store_options]\n\
+             aws_secret_access_key = \"{secret}\n"
+        ),
+        format!("[[tenant]]\nname = \"a\"\nanonymous = true\nsecret = \"{secret}\"\n"),
+    ] {
+        fixture.write("broken.toml", &text);
+        let output = check_config(&fixture.path().join("broken.toml"));
+        assert_eq!(output.status.code(), Some(1), "{text}");
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!printed.contains("5ecret"), "{text}: {printed}");
+        assert!(printed.contains("broken.toml: line "), "{text}: {printed}");
+    }
+}
