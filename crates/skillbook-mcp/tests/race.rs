@@ -161,3 +161,36 @@ async fn a_skills_root_swapped_for_a_link_never_leaks_through_the_server() {
     // The server reads the root it verified (its handle) or refuses; it never follows the link.
     assert!(served > 0, "{served} served");
 }
+
+/// A skill whose folder is away when it is first read is refused then, and served again once
+/// the folder is back (not refused until the server restarts).
+#[tokio::test]
+async fn a_skill_swapped_away_and_back_is_served_again() {
+    let tree = tree();
+    let folder = folder_of(&tree, "pdf");
+    let away = folder.with_extension("away");
+    let client = connect(tree.builder().build().unwrap()).await;
+    let read = || {
+        client.read_resource(ReadResourceRequestParams::new(
+            "skill://pdf/refs/guide.md".to_owned(),
+        ))
+    };
+    fs::rename(&folder, &away).unwrap();
+    assert!(read().await.is_err(), "the folder is away");
+    fs::rename(&away, &folder).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(answer) = read().await {
+            let ResourceContents::TextResourceContents { text, .. } = &answer.contents[0] else {
+                panic!("not text: {answer:?}");
+            };
+            assert_eq!(text, "inside guide\n");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the skill stayed refused after its folder came back"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
