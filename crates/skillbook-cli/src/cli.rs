@@ -233,6 +233,10 @@ pub(crate) struct ServeArgs {
     /// the file's `listen`, else 127.0.0.1:8931].
     #[arg(long, value_name = "ADDR")]
     pub(crate) listen: Option<String>,
+    /// Where `/healthz`, `/readyz` and `/metrics` are served apart from `/mcp`, or `none`
+    /// [default: the file's `admin_listen`, else 127.0.0.1 and the main port plus one].
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) admin_listen: Option<String>,
     /// Check the configuration — read it, discover every tenant's skills — print what would
     /// be served, and exit without serving.
     #[arg(long)]

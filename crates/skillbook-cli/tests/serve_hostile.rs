@@ -80,6 +80,21 @@ fn metric(server: &Server, line: &str) -> Option<f64> {
         .find_map(|text| text.strip_prefix(line)?.trim().parse().ok())
 }
 
+/// The processor time a process has used so far (Linux; user and system).
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // Linux counts in clock ticks of 1/100 s on every common configuration.
+    Duration::from_millis(ticks * 10)
+}
+
 /// The peak resident memory of a process so far, in bytes (Linux).
 fn peak_rss(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
@@ -170,13 +185,9 @@ fn a_body_that_is_not_json_is_a_parse_error_and_a_message_that_is_not_json_rpc_i
     assert_eq!(answer.json()["error"]["code"], -32600);
 }
 
-#[test]
-fn unread_large_answers_keep_memory_within_the_budgets() {
-    // 32 MiB of answers in all, 16 MiB a tenant; a 15 MiB binary file is 20 MiB in base64.
-    let fixture = Fixture::new(
-        "answer_bytes = 33554432\nmax_answers = 8\nwrite_stall_seconds = 600\n\
-         request_timeout_seconds = 600",
-    );
+/// Writes `alpha/pdf/large.bin`: 15 MiB that are not UTF-8 (20 MiB in base64), within the
+/// 16 MiB a skill file may have.
+fn write_large_file(fixture: &Fixture) {
     let mut bytes = Vec::with_capacity(15 << 20);
     let mut state: u32 = 0x2545_f491;
     while bytes.len() < 15 << 20 {
@@ -185,9 +196,17 @@ fn unread_large_answers_keep_memory_within_the_budgets() {
         state ^= state << 5;
         bytes.extend_from_slice(&state.to_le_bytes());
     }
-    let path = fixture.path().join("alpha/pdf/large.bin");
-    std::fs::write(&path, &bytes).unwrap();
-    drop(bytes);
+    std::fs::write(fixture.path().join("alpha/pdf/large.bin"), bytes).unwrap();
+}
+
+#[test]
+fn unread_large_answers_keep_memory_within_the_budgets() {
+    // 32 MiB of answers in all, 16 MiB a tenant; a 15 MiB binary file is 20 MiB in base64.
+    let fixture = Fixture::new(
+        "answer_bytes = 33554432\nmax_answers = 8\nwrite_stall_seconds = 600\n\
+         request_timeout_seconds = 600",
+    );
+    write_large_file(&fixture);
     let server = Server::start(&fixture.config(), &[]);
     let before = peak_rss(server.child.id());
     let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
@@ -597,4 +616,308 @@ fn a_secret_on_a_broken_configuration_line_is_never_printed() {
         assert!(!printed.contains("5ecret"), "{text}: {printed}");
         assert!(printed.contains("broken.toml: line "), "{text}: {printed}");
     }
+}
+
+/// What tenant B's well-behaved clients saw in one run.
+struct Seen {
+    latencies: Vec<Duration>,
+    failures: usize,
+}
+
+impl Seen {
+    fn percentile(&self, share: f64) -> f64 {
+        let mut sorted = self.latencies.clone();
+        sorted.sort();
+        let at = ((sorted.len() as f64 * share).ceil() as usize).clamp(1, sorted.len()) - 1;
+        sorted[at].as_secs_f64() * 1000.0
+    }
+}
+
+/// `clients` threads of tenant B, each asking `skills/list` and then `resources/read` every
+/// `period` (a new connection a request, as a simple client does) until `until`; in a session
+/// of its own when `sessions`.
+fn well_behaved(
+    address: &str,
+    clients: usize,
+    period: Duration,
+    until: Instant,
+    sessions: bool,
+) -> Seen {
+    let threads: Vec<_> = (0..clients)
+        .map(|_| {
+            let address = address.to_owned();
+            std::thread::spawn(move || {
+                let session = sessions.then(|| {
+                    let opened = open_session(&address, BETA);
+                    let id = opened.header("mcp-session-id").unwrap().to_owned();
+                    let initialized =
+                        json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+                    in_session(&address, BETA, &id, "POST", &initialized);
+                    id
+                });
+                let mut seen = Seen {
+                    latencies: Vec::new(),
+                    failures: 0,
+                };
+                let steps = [
+                    call(2, "skills/list", json!({})),
+                    call(3, "resources/read", json!({"uri": "skill://memo/SKILL.md"})),
+                ];
+                let mut next = Instant::now();
+                while Instant::now() < until {
+                    for step in &steps {
+                        let started = Instant::now();
+                        let answer = match &session {
+                            Some(id) => Ok(in_session(&address, BETA, id, "POST", step)),
+                            None => mcp(&address, Some(BETA), step),
+                        };
+                        let good = answer.is_ok_and(|answer| {
+                            answer.status == 200
+                                && String::from_utf8_lossy(&answer.body).contains("\"result\"")
+                        });
+                        seen.latencies.push(started.elapsed());
+                        if !good {
+                            seen.failures += 1;
+                        }
+                    }
+                    next += period;
+                    std::thread::sleep(next.saturating_duration_since(Instant::now()));
+                }
+                seen
+            })
+        })
+        .collect();
+    let mut all = Seen {
+        latencies: Vec::new(),
+        failures: 0,
+    };
+    for thread in threads {
+        let seen = thread.join().unwrap();
+        all.latencies.extend(seen.latencies);
+        all.failures += seen.failures;
+    }
+    all
+}
+
+/// An attack of tenant A, run by threads until `stop` is set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Attack {
+    None,
+    /// 64 connections each sending 1 byte of a 100-byte body, opened again as they close.
+    SlowBodies,
+    /// 48 connections each asking for the 15 MiB file and reading nothing, opened again as
+    /// they close.
+    UnreadAnswers,
+    /// 3,000 sessions opened as fast as A can, then more as places free.
+    Sessions,
+    /// 1,100 connections that send nothing, opened again as they close.
+    IdleConnections,
+}
+
+impl Attack {
+    fn name(self) -> &'static str {
+        match self {
+            Attack::None => "alone",
+            Attack::SlowBodies => "64 slow bodies",
+            Attack::UnreadAnswers => "48 unread 15 MiB answers",
+            Attack::Sessions => "3,000 sessions",
+            Attack::IdleConnections => "1,100 idle connections",
+        }
+    }
+
+    /// Starts the attack on `address`; it runs until `stop` is set.
+    fn start(
+        self,
+        address: &str,
+        stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> Vec<std::thread::JoinHandle<()>> {
+        use std::sync::atomic::Ordering;
+        let (count, work): (usize, fn(&str, &std::sync::atomic::AtomicBool)) = match self {
+            Attack::None => (0, |_, _| {}),
+            Attack::SlowBodies => (64, |address, stop| {
+                while !stop.load(Ordering::Relaxed) {
+                    let stream = partial_post(address, ALPHA, 100, b"{");
+                    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+                    let mut byte = [0_u8; 1];
+                    // Held until the server gives up on it.
+                    while !stop.load(Ordering::Relaxed) {
+                        match (&stream).read(&mut byte) {
+                            Ok(0) => break,
+                            Ok(_) => {}
+                            Err(error)
+                                if error.kind() == std::io::ErrorKind::WouldBlock
+                                    || error.kind() == std::io::ErrorKind::TimedOut => {}
+                            Err(_) => break,
+                        }
+                    }
+                }
+            }),
+            Attack::UnreadAnswers => (48, |address, stop| {
+                let read =
+                    call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
+                while !stop.load(Ordering::Relaxed) {
+                    let mut stream = small_window(address);
+                    let head = format!(
+                        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+                         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: \
+                         2025-06-18\r\nAuthorization: Bearer {ALPHA}\r\nContent-Length: {}\r\n\r\n",
+                        read.len()
+                    );
+                    if stream.write_all(head.as_bytes()).is_err()
+                        || stream.write_all(read.as_bytes()).is_err()
+                    {
+                        continue;
+                    }
+                    // Never read; wait until the server closes it (a write stall).
+                    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+                    let mut probe = [0_u8; 1];
+                    while !stop.load(Ordering::Relaxed) {
+                        match stream.peek(&mut probe) {
+                            Ok(0) => break,
+                            Ok(_) => std::thread::sleep(Duration::from_millis(200)),
+                            Err(error)
+                                if error.kind() == std::io::ErrorKind::WouldBlock
+                                    || error.kind() == std::io::ErrorKind::TimedOut => {}
+                            Err(_) => break,
+                        }
+                    }
+                }
+            }),
+            Attack::Sessions => (8, |address, stop| {
+                let mut opened = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = mcp(address, Some(ALPHA), &initialize());
+                    opened += 1;
+                    if opened >= 3000 / 8 {
+                        // The burst is over: keep asking, as places free.
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                }
+            }),
+            Attack::IdleConnections => (11, |address, stop| {
+                let mut held: Vec<TcpStream> = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    held.retain(nothing_received);
+                    while held.len() < 100 {
+                        match TcpStream::connect(address) {
+                            Ok(stream) => held.push(stream),
+                            Err(_) => break,
+                        }
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }),
+        };
+        (0..count)
+            .map(|_| {
+                let (address, stop) = (address.to_owned(), std::sync::Arc::clone(stop));
+                std::thread::spawn(move || work(&address, &stop))
+            })
+            .collect()
+    }
+}
+
+/// Tenant B's latency alone and under each attack of tenant A, against deliberately small
+/// budgets: `scripts/bench-serve-hostile.sh` runs it on the release build and prints the table
+/// BENCHMARKS.md records.
+#[test]
+#[ignore = "a benchmark: run by scripts/bench-serve-hostile.sh"]
+fn hostile_benchmark() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let seconds: u64 =
+        std::env::var("SKILLBOOK_HOSTILE_SECONDS").map_or(10, |value| value.parse().unwrap());
+    let clients = 16;
+    let period = Duration::from_millis(50);
+    // 32 MiB of answers in all (16 a tenant), 4 MiB of bodies, 8 answer slots, 256 connections
+    // and sessions.
+    let limits = "max_answers = 8\nanswer_bytes = 33554432\nbody_bytes = 4194304\n\
+                  max_connections = 256\nmax_sessions = 256\n";
+    let budgets_mib = 32 + 4;
+    println!(
+        "| Tenant A's attack | mode | B requests | B failed | B p50 ms | B p99 ms | p99 vs alone | server CPU | server peak RSS |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let mut alone = std::collections::HashMap::new();
+    for (attack, sessions) in [
+        (Attack::None, false),
+        (Attack::SlowBodies, false),
+        (Attack::UnreadAnswers, false),
+        (Attack::IdleConnections, false),
+        (Attack::None, true),
+        (Attack::Sessions, true),
+    ] {
+        let only = std::env::var("SKILLBOOK_HOSTILE_ONLY").unwrap_or_default();
+        if !only.is_empty() && attack != Attack::None && !attack.name().contains(&only) {
+            continue;
+        }
+        // B asks as often as it likes; A keeps the default request rate.
+        let fixture = Fixture::new("");
+        fixture.write(
+            "skillbook.toml",
+            &format!(
+                "[server]\n{limits}sessions = {sessions}\n\n\
+                 [[tenant]]\nname = \"alpha\"\nsources = [\"alpha\"]\ntokens = [\"{}\"]\n\n\
+                 [[tenant]]\nname = \"beta\"\nsources = [\"beta\"]\ntokens = [\"{}\"]\n\
+                 [tenant.limits]\nrate = 0\n",
+                TokenDigest::of(ALPHA),
+                TokenDigest::of(BETA)
+            ),
+        );
+        write_large_file(&fixture);
+        let server = Server::start(&fixture.config(), &[]);
+        let stop = Arc::new(AtomicBool::new(false));
+        let attackers = attack.start(&server.address, &stop);
+        // The attack settles before B is measured.
+        std::thread::sleep(Duration::from_secs(2));
+        let until = Instant::now() + Duration::from_secs(seconds);
+        let cpu_before = cpu_time(server.child.id());
+        let seen = well_behaved(&server.address, clients, period, until, sessions);
+        let cpu = (cpu_time(server.child.id()) - cpu_before).as_secs_f64() / seconds as f64;
+        let rss_mib = peak_rss(server.child.id()) >> 20;
+        stop.store(true, Ordering::Relaxed);
+        for attacker in attackers {
+            let _ = attacker.join();
+        }
+        let p99 = seen.percentile(0.99);
+        if attack == Attack::None {
+            alone.insert(sessions, p99);
+        }
+        let ratio = p99 / alone[&sessions];
+        println!(
+            "| {} | {} | {} | {} | {:.1} | {:.1} | {ratio:.2}× | {:.0} % | {rss_mib} MiB (budgets {budgets_mib} MiB + 64) |",
+            attack.name(),
+            if sessions { "sessions" } else { "stateless" },
+            seen.latencies.len(),
+            seen.failures,
+            seen.percentile(0.5),
+            p99,
+            cpu * 100.0
+        );
+        assert_eq!(
+            seen.failures,
+            0,
+            "{}: {}",
+            attack.name(),
+            server
+                .stderr()
+                .lines()
+                .rev()
+                .take(20)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+#[test]
+fn the_admin_listener_can_be_moved_or_turned_off() {
+    let fixture = Fixture::new("admin_listen = \"none\"");
+    let server = Server::start(&fixture.config(), &[]);
+    assert_eq!(server.admin, None);
+    // The command line wins over the file.
+    let server = Server::start(&fixture.config(), &["--admin-listen", "127.0.0.1:0"]);
+    let admin = server.admin.clone().expect("an admin listener");
+    assert_eq!(get(&admin, "/healthz").status, 200);
+    assert_eq!(get(&admin, "/mcp").status, 404, "MCP is not served there");
 }

@@ -23,7 +23,7 @@ use skillbook_mcp::http::{
 use crate::cli::{Format, ServeArgs};
 use crate::output::{self, Outcome};
 
-use config::{Config, SkillSettings, TenantConfig};
+use config::{CommandLine, Config, SkillSettings, TenantConfig};
 
 /// One tenant as `--check-config` reports it.
 #[derive(Debug, Serialize)]
@@ -89,7 +89,11 @@ impl Running {
 
 pub(crate) fn run(format: Format, args: &ServeArgs) -> anyhow::Result<Outcome> {
     let invalid = |message: &str| output::fail(format, "invalid_config", message, Outcome::Failure);
-    let config = match Config::load(&args.config, args.listen.as_deref()) {
+    let command_line = CommandLine {
+        listen: args.listen.clone(),
+        admin_listen: args.admin_listen.clone(),
+    };
+    let config = match Config::load(&args.config, &command_line) {
         Ok(config) => config,
         Err(error) => return invalid(&error.to_string()),
     };
@@ -125,7 +129,14 @@ pub(crate) fn run(format: Format, args: &ServeArgs) -> anyhow::Result<Outcome> {
             Outcome::Failure
         });
     }
-    let served = runtime.block_on(listen(format, args, config, endpoint, running));
+    let served = runtime.block_on(listen(
+        format,
+        args,
+        command_line,
+        config,
+        endpoint,
+        running,
+    ));
     drop(entered);
     let (outcome, running) = served?;
     // Stopping a watcher waits for a discovery under way: not on the runtime's threads.
@@ -305,6 +316,7 @@ fn endpoint_for(config: &Config, running: &[Running]) -> EndpointBuilder {
 async fn listen(
     format: Format,
     args: &ServeArgs,
+    command_line: CommandLine,
     config: Config,
     endpoint: Endpoint,
     running: Vec<Running>,
@@ -365,13 +377,7 @@ async fn listen(
             let _ = admin_stopped.await;
         }))
     });
-    let reloads = reloader(
-        args.config.clone(),
-        args.listen.clone(),
-        config,
-        endpoint,
-        running,
-    );
+    let reloads = reloader(args.config.clone(), command_line, config, endpoint, running);
     serve_http(listener, router, &options, shutdown).await?;
     let _ = stop_admin.send(());
     if let Some(task) = admin_task {
@@ -399,7 +405,7 @@ impl Reloader {
 /// dropping requests in flight; settings that only a restart applies are said so in the log.
 fn reloader(
     path: std::path::PathBuf,
-    listen: Option<String>,
+    command_line: CommandLine,
     config: Config,
     endpoint: Endpoint,
     running: Vec<Running>,
@@ -439,7 +445,7 @@ fn reloader(
                 "SIGHUP: reloading {}",
                 output::printable(&path.display().to_string())
             );
-            let (reloaded, now) = reload(&path, listen.clone(), &config, &endpoint, running).await;
+            let (reloaded, now) = reload(&path, &command_line, &config, &endpoint, running).await;
             running = now;
             if let Some(reloaded) = reloaded {
                 config = reloaded;
@@ -453,12 +459,12 @@ fn reloader(
 /// Returns the configuration now in force (when it changed) and the tenants served.
 async fn reload(
     path: &std::path::Path,
-    listen: Option<String>,
+    command_line: &CommandLine,
     current: &Config,
     endpoint: &Endpoint,
     running: Vec<Running>,
 ) -> (Option<Config>, Vec<Running>) {
-    let new = match Config::load(path, listen.as_deref()) {
+    let new = match Config::load(path, command_line) {
         Ok(new) => new,
         Err(error) => {
             tracing::warn!("keeping the configuration served: {error}");

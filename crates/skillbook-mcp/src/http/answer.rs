@@ -43,6 +43,22 @@ pub(crate) struct Record {
     pub(crate) cut_off: bool,
 }
 
+impl Record {
+    /// The record of a request with `method`, arriving now.
+    pub(crate) fn new(method: http::Method) -> Self {
+        Record {
+            tenant: String::new(),
+            metrics: None,
+            method,
+            call: None,
+            status: 0,
+            started: Instant::now(),
+            bytes: 0,
+            cut_off: false,
+        }
+    }
+}
+
 impl Drop for Record {
     fn drop(&mut self) {
         if let Some(metrics) = &self.metrics {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
@@ -16,7 +17,7 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -84,8 +85,10 @@ impl ServeOptions {
     /// How many connections are served at once. At the cap, the connection idle the longest —
     /// one with no request under way: it has sent nothing yet, or not a whole request, or it
     /// waits between requests — is closed to make room for a new one; when every connection
-    /// has a request under way, new ones wait to be accepted. Default
-    /// [`DEFAULT_MAX_CONNECTIONS`]; `0` counts as 1.
+    /// has a request under way, new ones wait to be accepted. While others wait to be
+    /// accepted behind it, a new connection that has sent nothing yet is closed at once at the
+    /// cap, so that a flood of idle connections cannot keep the clients queued behind it from
+    /// being served. Default [`DEFAULT_MAX_CONNECTIONS`]; `0` counts as 1.
     pub fn max_connections(&mut self, connections: usize) -> &mut Self {
         self.max_connections = connections.max(1);
         self
@@ -224,13 +227,15 @@ async fn accept<F, A>(
         .timer(TokioTimer::new())
         .header_read_timeout(options.header_timeout);
     tokio::pin!(shutdown);
+    // A connection accepted ahead, while telling whether others wait behind one.
+    let mut ahead: Option<(TcpStream, SocketAddr)> = None;
     'serving: loop {
-        // Room for one more connection: a free place, or the one idle the longest closed.
+        // Room for one more connection: a free place, or an idle one that can be closed.
         loop {
             let changed = connections.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            if connections.make_room() {
+            if connections.has_room() {
                 break;
             }
             tokio::select! {
@@ -238,9 +243,12 @@ async fn accept<F, A>(
                 () = &mut shutdown => break 'serving,
             }
         }
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
+        let accepted = match ahead.take() {
+            Some(accepted) => Ok(accepted),
+            None => tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = &mut shutdown => break,
+            },
         };
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
@@ -250,6 +258,19 @@ async fn accept<F, A>(
                 continue;
             }
         };
+        if connections.is_full() && !has_bytes(&stream) {
+            // At the cap, with others waiting behind it, a connection that has sent nothing
+            // is closed at once: the queue drains fast, and the clients in it that have a
+            // request waiting are served (a flood of idle connections keeps them waiting
+            // otherwise). Alone, it may be a client about to write: it takes the place of
+            // the connection idle the longest.
+            ahead = accept_now(&listener);
+            if ahead.is_some() {
+                connections.metrics.connection_closed(Closed::IdleAtCap);
+                continue;
+            }
+        }
+        connections.make_room();
         let _ = stream.set_nodelay(true);
         let (activity, close) = connections.open();
         let stream = StallGuard::new(
@@ -279,6 +300,26 @@ async fn accept<F, A>(
         });
     }
     drop(listener);
+}
+
+/// Whether `stream` has bytes waiting to be read (without waiting for any).
+fn has_bytes(stream: &TcpStream) -> bool {
+    let mut byte = [0_u8; 1];
+    let mut buffer = ReadBuf::new(&mut byte);
+    let mut context = Context::from_waker(std::task::Waker::noop());
+    matches!(
+        stream.poll_peek(&mut context, &mut buffer),
+        Poll::Ready(Ok(read)) if read > 0
+    )
+}
+
+/// A connection waiting to be accepted, if there is one now (without waiting for one).
+fn accept_now(listener: &TcpListener) -> Option<(TcpStream, SocketAddr)> {
+    let mut context = Context::from_waker(std::task::Waker::noop());
+    match listener.poll_accept(&mut context) {
+        Poll::Ready(Ok(accepted)) => Some(accepted),
+        Poll::Ready(Err(_)) | Poll::Pending => None,
+    }
 }
 
 /// The connections open now, and which of them have a request under way.
@@ -332,8 +373,19 @@ impl Connections {
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether a connection may be accepted now: there is room, or the connection idle the
-    /// longest has been closed to make some.
+    /// Whether a connection may be accepted now: there is room, or an idle one to close.
+    fn has_room(&self) -> bool {
+        let table = self.table();
+        table.open.len() < self.max || table.open.values().any(|entry| entry.busy == 0)
+    }
+
+    /// Whether every place is taken.
+    fn is_full(&self) -> bool {
+        self.table().open.len() >= self.max
+    }
+
+    /// Makes room for a connection when every place is taken, closing the connection idle the
+    /// longest; whether there is room now.
     fn make_room(&self) -> bool {
         let mut table = self.table();
         if table.open.len() < self.max {

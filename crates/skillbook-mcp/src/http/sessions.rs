@@ -54,7 +54,7 @@ impl SessionBook {
     }
 
     /// Whether a request by `opener` may use the session `id`: `None` when the session is not
-    /// booked (unknown, or ended), else whether the same token opened it.
+    /// booked (unknown, ended, or its token removed), else whether the same token opened it.
     pub(crate) fn allows(&self, id: &str, opener: &Opener) -> Option<bool> {
         self.open()
             .get(id)

@@ -206,6 +206,15 @@ pub(crate) struct TenantConfig {
     archive_stamps: Vec<Option<(u64, std::time::SystemTime)>>,
 }
 
+/// What the command line sets over the file.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CommandLine {
+    /// `--listen`.
+    pub(crate) listen: Option<String>,
+    /// `--admin-listen`.
+    pub(crate) admin_listen: Option<String>,
+}
+
 /// What is wrong with a configuration file, in words a person can act on.
 #[derive(Debug)]
 pub(crate) struct ConfigError {
@@ -222,9 +231,10 @@ impl std::fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl Config {
-    /// Reads and checks the file at `path`; `listen` (from the command line) wins over the
-    /// file's.
-    pub(crate) fn load(path: &Path, listen: Option<&str>) -> Result<Config, ConfigError> {
+    /// Reads and checks the file at `path`; the addresses given on the command line win over
+    /// the file's.
+    pub(crate) fn load(path: &Path, command_line: &CommandLine) -> Result<Config, ConfigError> {
+        let listen = command_line.listen.as_deref();
         let fail = |message: String| ConfigError {
             path: path.to_owned(),
             message,
@@ -284,7 +294,14 @@ impl Config {
             );
         let per_tenant = server.per_tenant.apply(endpoint.default_tenant_limits());
         endpoint.tenant_limits(per_tenant);
-        let admin_listen = admin_address(server.admin_listen.as_deref(), listen).map_err(&fail)?;
+        let admin_listen = admin_address(
+            command_line
+                .admin_listen
+                .as_deref()
+                .or(server.admin_listen.as_deref()),
+            listen,
+        )
+        .map_err(&fail)?;
         if file.tenants.is_empty() {
             return Err(fail(
                 "no tenant is configured; add a `[[tenant]]` table with a name, its sources and \
@@ -632,7 +649,7 @@ mod tests {
         fs::create_dir_all(directory.path().join("skills/acme")).unwrap();
         let path = directory.path().join("skillbook.toml");
         fs::write(&path, text).unwrap();
-        Config::load(&path, None).map_err(|error| error.message)
+        Config::load(&path, &CommandLine::default()).map_err(|error| error.message)
     }
 
     const DIGEST: &str = "sha256:2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";

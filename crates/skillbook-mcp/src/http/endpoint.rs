@@ -1,0 +1,831 @@
+//! The endpoint: its tenants as served now (swapped whole by [`Endpoint::reload`]), and the way
+//! one request goes through it — admitted, prepared, answered, sent (see the
+//! [module docs](super)).
+
+use std::convert::Infallible;
+use std::fmt::Display;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, PoisonError, RwLock};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, StatusCode, header};
+use http_body::Body;
+use http_body_util::Full;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use super::answer::{Answer, CutOffAt, Held, Record};
+use super::body::{self, BodyError};
+use super::guard::{Guard, Refusal};
+use super::limits::{RateLimiter, TenantLimits};
+use super::listen::Activity;
+use super::metrics::{Metrics, Reason, Shares, TenantMetrics};
+use super::responses::{
+    NOT_WRITTEN_IN_TIME, busy_error, closing, drain, is_event_stream, json_rpc_error, parse_error,
+    session_not_found, too_many_requests, unauthorized,
+};
+use super::sessions::{CappedSessions, Opener, SessionBook};
+use super::{
+    EndpointBuilder, EndpointError, HttpResponse, SESSION_HEADER, Sessions, TokenDigest, escaped,
+    token,
+};
+use crate::SkillServer;
+use crate::budget::{AnswerHold, Limit, Pool, Taken, UNIT};
+
+/// MCP over streamable HTTP for several tenants: see the [module docs](self) for what each
+/// request goes through. A `tower_service::Service` for any request body; cheap to clone.
+#[derive(Clone)]
+pub struct Endpoint {
+    inner: Arc<EndpointInner>,
+}
+
+struct EndpointInner {
+    guard: Guard,
+    /// The tenants served now, replaced whole by [`Endpoint::reload`].
+    tenants: RwLock<Arc<TenantTable>>,
+    settings: Settings,
+    totals: Totals,
+    metrics: Arc<Metrics>,
+    cancellation: CancellationToken,
+    /// Cancelled when the server starts shutting down: event streams end then.
+    draining: CancellationToken,
+}
+
+/// The settings every tenant's service is served with.
+struct Settings {
+    sessions: Sessions,
+    session_idle: Duration,
+    max_body_bytes: usize,
+    body_timeout: Duration,
+    request_timeout: Option<Duration>,
+    config: StreamableHttpServerConfig,
+}
+
+/// The server's totals, which every tenant's shares count against.
+struct Totals {
+    answers: Limit,
+    answer_kib: Limit,
+    body_kib: Limit,
+    sessions: Limit,
+}
+
+#[derive(Default)]
+struct TenantTable {
+    tenants: Vec<Arc<TenantEntry>>,
+    anonymous: Option<usize>,
+}
+
+/// One tenant as served now.
+struct TenantEntry {
+    name: String,
+    tokens: Vec<TokenDigest>,
+    limits: TenantLimits,
+    service: Arc<TenantService>,
+    answers: Pool,
+    answer_kib: Pool,
+    body_kib: Pool,
+    sessions: Pool,
+    rate: Arc<RateLimiter>,
+    metrics: Arc<TenantMetrics>,
+}
+
+/// A tenant's MCP service and its sessions: kept across reloads while its server is the same.
+struct TenantService {
+    server: SkillServer,
+    service: StreamableHttpService<SkillServer, CappedSessions>,
+    manager: Arc<CappedSessions>,
+    book: Arc<SessionBook>,
+}
+
+impl TenantService {
+    /// Closes the sessions `ended` (their shares are already given back, and no request
+    /// reaches them any more). Outside a Tokio runtime they are left to end when idle.
+    fn close(&self, ended: Vec<Arc<str>>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if ended.is_empty() {
+            return;
+        }
+        let manager = Arc::clone(&self.manager);
+        runtime.spawn(async move {
+            for id in ended {
+                use rmcp::transport::streamable_http_server::SessionManager as _;
+                if let Err(error) = manager.close_session(&id).await {
+                    tracing::debug!("cannot close a session: {error}");
+                }
+            }
+        });
+    }
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Endpoint")
+            .field("tenants", &self.tenants())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The parts of a JSON-RPC request the endpoint looks at.
+#[derive(Deserialize)]
+struct Envelope {
+    method: Option<String>,
+}
+
+/// A request whose tenant is known and admitted.
+struct Admitted {
+    tenant: Arc<TenantEntry>,
+    opener: Opener,
+    record: Record,
+}
+
+/// Why a request cannot use or open a session.
+enum SessionRefusal {
+    /// The session it names is not one its token opened (or no longer exists).
+    NotFound,
+    /// Its tenant (or the server) has every session it may have open.
+    Full,
+}
+
+/// A request read whole, ready for the tenant's service.
+struct Prepared {
+    request: Request<Full<Bytes>>,
+    /// The share of the body budget its body holds, until it is answered.
+    body_share: Vec<Taken>,
+    /// Whether the body was declared JSON.
+    json_body: bool,
+    /// The share of the sessions an `initialize` takes, booked if it opens one.
+    session_share: Option<Taken>,
+    held: Held,
+    tenant: Arc<TenantEntry>,
+    opener: Opener,
+}
+
+impl Endpoint {
+    /// The endpoint `builder` describes, serving its tenants.
+    pub(super) fn new(builder: &EndpointBuilder) -> Result<Self, EndpointError> {
+        let guard = Guard::new(&builder.allowed_hosts, &builder.allowed_origins)?;
+        builder.check_tenants()?;
+        let cancellation = CancellationToken::new();
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(builder.sessions == Sessions::Kept)
+            .with_json_response(builder.sessions == Sessions::Stateless)
+            // The endpoint reads and bounds the body itself; rmcp gets it whole.
+            .with_max_request_body_bytes(builder.max_body_bytes.max(1))
+            .with_cancellation_token(cancellation.clone())
+            // Checked by the endpoint before authentication; rmcp's own check would repeat it
+            // with slightly different rules.
+            .disable_allowed_hosts()
+            .disable_allowed_origins();
+        let inner = EndpointInner {
+            guard,
+            tenants: RwLock::new(Arc::new(TenantTable::default())),
+            settings: Settings {
+                sessions: builder.sessions,
+                session_idle: builder.session_idle,
+                max_body_bytes: builder.max_body_bytes,
+                body_timeout: builder.body_timeout,
+                request_timeout: builder.request_timeout,
+                config,
+            },
+            totals: Totals {
+                answers: Limit::new(builder.max_answers as u64),
+                answer_kib: Limit::new(builder.answer_bytes.div_ceil(UNIT)),
+                body_kib: Limit::new(builder.body_bytes.div_ceil(UNIT)),
+                sessions: Limit::new(builder.max_sessions as u64),
+            },
+            metrics: Arc::new(Metrics::default()),
+            cancellation,
+            draining: CancellationToken::new(),
+        };
+        let endpoint = Endpoint {
+            inner: Arc::new(inner),
+        };
+        endpoint.install(builder);
+        Ok(endpoint)
+    }
+
+    /// A builder with the defaults.
+    #[must_use]
+    pub fn builder() -> EndpointBuilder {
+        EndpointBuilder::new()
+    }
+
+    /// The tenants' names, in the order they were added.
+    #[must_use]
+    pub fn tenants(&self) -> Vec<String> {
+        self.table()
+            .tenants
+            .iter()
+            .map(|tenant| tenant.name.clone())
+            .collect()
+    }
+
+    /// Serves the tenants of `tenants` from now on, with their tokens and limits; requests in
+    /// flight finish with the tenants they started with. A tenant of the same name whose
+    /// server is the same ([`SkillServer`] clones share it) keeps its sessions — but those
+    /// opened with a token it no longer has are closed; the sessions of tenants removed or
+    /// given another server are closed. The other settings of `tenants` (hosts, totals,
+    /// timeouts, sessions) are those the endpoint was built with: they need a new endpoint.
+    ///
+    /// # Errors
+    ///
+    /// As [`EndpointBuilder::build`] for the tenants; the endpoint keeps serving the previous
+    /// ones then.
+    pub fn reload(&self, tenants: &EndpointBuilder) -> Result<(), EndpointError> {
+        tenants.check_tenants()?;
+        self.install(tenants);
+        Ok(())
+    }
+
+    /// Puts the tenants of `builder` (already checked) in place of those served now.
+    fn install(&self, builder: &EndpointBuilder) {
+        let inner = &self.inner;
+        let previous = self.table();
+        let defaults = builder.default_tenant_limits();
+        let mut table = TenantTable::default();
+        for (position, tenant) in builder.tenants.iter().enumerate() {
+            let limits = tenant.limits.unwrap_or(defaults);
+            let before = previous.tenants.iter().find(|entry| {
+                entry.name == tenant.name && entry.service.server.same_as(&tenant.server)
+            });
+            let service = match before {
+                Some(entry) => Arc::clone(&entry.service),
+                None => Arc::new(self.service_for(&tenant.server)),
+            };
+            // Sessions whose token this tenant no longer has end.
+            let ended = service.book.drain_unless(|opener| match opener {
+                Some(digest) => tenant.tokens.iter().any(|token| token.same_as(digest)),
+                None => tenant.anonymous,
+            });
+            service.close(ended);
+            let reused = before.filter(|entry| entry.limits == limits);
+            let entry = match reused {
+                Some(entry) => TenantEntry {
+                    name: tenant.name.clone(),
+                    tokens: tenant.tokens.clone(),
+                    limits,
+                    service,
+                    answers: entry.answers.clone(),
+                    answer_kib: entry.answer_kib.clone(),
+                    body_kib: entry.body_kib.clone(),
+                    sessions: entry.sessions.clone(),
+                    rate: Arc::clone(&entry.rate),
+                    metrics: Arc::clone(&entry.metrics),
+                },
+                None => TenantEntry {
+                    name: tenant.name.clone(),
+                    tokens: tenant.tokens.clone(),
+                    limits,
+                    service,
+                    answers: Pool::new(
+                        Limit::new(limits.max_answers as u64),
+                        inner.totals.answers.clone(),
+                    ),
+                    answer_kib: Pool::new(
+                        Limit::new(limits.answer_bytes.div_ceil(UNIT)),
+                        inner.totals.answer_kib.clone(),
+                    ),
+                    body_kib: Pool::new(
+                        Limit::new(limits.body_bytes.div_ceil(UNIT)),
+                        inner.totals.body_kib.clone(),
+                    ),
+                    sessions: Pool::new(
+                        Limit::new(limits.max_sessions as u64),
+                        inner.totals.sessions.clone(),
+                    ),
+                    rate: Arc::new(RateLimiter::new(limits.rate)),
+                    metrics: inner.metrics.tenant(&tenant.name),
+                },
+            };
+            if tenant.anonymous {
+                table.anonymous = Some(position);
+            }
+            table.tenants.push(Arc::new(entry));
+        }
+        // Tenants gone, or served by another server now: their sessions end.
+        for entry in &previous.tenants {
+            let kept = table
+                .tenants
+                .iter()
+                .any(|tenant| Arc::ptr_eq(&tenant.service, &entry.service));
+            if !kept {
+                let ended = entry.service.book.drain_unless(|_| false);
+                entry.service.close(ended);
+            }
+        }
+        *inner
+            .tenants
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(table);
+    }
+
+    /// A new MCP service for `server`, with sessions of its own.
+    fn service_for(&self, server: &SkillServer) -> TenantService {
+        let settings = &self.inner.settings;
+        let server = match settings.sessions {
+            Sessions::Kept => server.clone(),
+            Sessions::Stateless => server.without_notifications(),
+        };
+        let book = Arc::new(SessionBook::default());
+        let manager = Arc::new(CappedSessions::new(
+            settings.session_idle,
+            Arc::clone(&book),
+        ));
+        let factory = server.clone();
+        TenantService {
+            server,
+            service: StreamableHttpService::new(
+                move || Ok(factory.clone()),
+                Arc::clone(&manager),
+                settings.config.clone(),
+            ),
+            manager,
+            book,
+        }
+    }
+
+    fn table(&self) -> Arc<TenantTable> {
+        Arc::clone(
+            &self
+                .inner
+                .tenants
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    pub(crate) fn metrics(&self) -> &Arc<Metrics> {
+        &self.inner.metrics
+    }
+
+    /// Counters in Prometheus' text format (version 0.0.4): requests by tenant and status,
+    /// refusals by reason, latency, bytes in flight, sessions and connections. Tenants are named
+    /// by their names, never by a token.
+    #[must_use]
+    pub fn metrics_text(&self) -> String {
+        let shares: Vec<(String, Shares)> = self
+            .table()
+            .tenants
+            .iter()
+            .map(|tenant| {
+                (
+                    tenant.name.clone(),
+                    Shares {
+                        answers: tenant.answers.tenant().in_use(),
+                        answer_kib: tenant.answer_kib.tenant().in_use(),
+                        body_kib: tenant.body_kib.tenant().in_use(),
+                        sessions: tenant.sessions.tenant().in_use(),
+                    },
+                )
+            })
+            .collect();
+        self.inner.metrics.render(&shares)
+    }
+
+    /// Ends the event streams clients hold open (`GET`, with [`Sessions::Kept`]), now and
+    /// as soon as they open from now on, so they do not hold a shutdown for its whole grace
+    /// period; requests in flight go on. [`serve_http`] calls it when it stops accepting
+    /// connections.
+    pub fn drain(&self) {
+        self.inner.draining.cancel();
+    }
+
+    /// Ends every open MCP stream and session; requests that arrive afterwards fail. Call it
+    /// once requests in flight have finished ([`serve_http`] does).
+    pub fn close(&self) {
+        self.inner.cancellation.cancel();
+    }
+
+    /// Answers one request: see the [module docs](super) for the steps.
+    pub async fn handle<B>(&self, request: Request<B>) -> HttpResponse
+    where
+        B: Body + Send + 'static,
+        B::Data: Send + 'static,
+        B::Error: Display,
+    {
+        let (admitted, request) = match self.admit(request).await {
+            Ok(admitted) => admitted,
+            Err(refusal) => return refusal,
+        };
+        let prepared = match self.prepare(admitted, request).await {
+            Ok(prepared) => prepared,
+            Err(refusal) => return refusal,
+        };
+        self.answer(prepared).await
+    }
+
+    /// Checks `Host` and `Origin`, selects the tenant by its token and takes one request from
+    /// its rate; a refusal is answered at once (the body drained a little, the connection
+    /// closed).
+    async fn admit<B>(&self, request: Request<B>) -> Result<(Admitted, Request<B>), HttpResponse>
+    where
+        B: Body,
+    {
+        let inner = &self.inner;
+        let method = request.method().clone();
+        let mut record = Record::new(method.clone());
+        if let Err(refusal) = inner.guard.check(request.uri(), request.headers()) {
+            let status = match refusal {
+                Refusal::NoHost => StatusCode::BAD_REQUEST,
+                Refusal::Host | Refusal::Origin => StatusCode::FORBIDDEN,
+            };
+            inner.metrics.refused(None, Reason::Host);
+            tracing::info!(%method, "refused: {}", refusal.message());
+            drain(request.into_body()).await;
+            let answer = json_rpc_error(status, -32600, refusal.message());
+            return Err(refused(record, closing(answer)));
+        }
+        let Some((tenant, opener)) = self.table().select(request.headers()) else {
+            inner.metrics.refused(None, Reason::Unauthorized);
+            tracing::info!(%method, "refused: no valid bearer token");
+            drain(request.into_body()).await;
+            return Err(refused(record, closing(unauthorized())));
+        };
+        record.tenant.clone_from(&tenant.name);
+        record.metrics = Some(Arc::clone(&tenant.metrics));
+        if let Err(wait) = tenant.rate.take() {
+            inner.metrics.refused(Some(&tenant.name), Reason::Rate);
+            drain(request.into_body()).await;
+            return Err(refused(record, closing(too_many_requests(wait))));
+        }
+        let admitted = Admitted {
+            tenant,
+            opener,
+            record,
+        };
+        Ok((admitted, request))
+    }
+
+    /// Reads the body whole (before anything else is held), parses what the endpoint looks at,
+    /// and checks the session it names or takes a share for the one it opens.
+    async fn prepare<B>(
+        &self,
+        admitted: Admitted,
+        request: Request<B>,
+    ) -> Result<Prepared, HttpResponse>
+    where
+        B: Body + Send + 'static,
+        B::Data: Send + 'static,
+        B::Error: Display,
+    {
+        let Admitted {
+            tenant,
+            opener,
+            mut record,
+        } = admitted;
+        let activity = request.extensions().get::<Activity>().cloned();
+        let (mut parts, body) = request.into_parts();
+        let post = parts.method == Method::POST;
+        let read = match post {
+            true => match self.read_body(&tenant, &parts.headers, body).await {
+                Ok(read) => read,
+                Err(refusal) => return Err(refused(record, refusal)),
+            },
+            false => body::ReadBody {
+                bytes: Bytes::new(),
+                taken: Vec::new(),
+            },
+        };
+        // A whole request is in: the connection is busy until it is answered.
+        let busy = activity.as_ref().map(Activity::busy);
+        let json_body = post && is_json(&parts.headers);
+        if json_body {
+            match serde_json::from_slice::<Envelope>(&read.bytes) {
+                Ok(envelope) => record.call = envelope.method,
+                Err(error) if !error.is_data() => {
+                    let metrics = &self.inner.metrics;
+                    metrics.refused(Some(&tenant.name), Reason::ParseError);
+                    return Err(refused(record, parse_error()));
+                }
+                Err(_) => {}
+            }
+        }
+        let session_share = match self.session_share(&tenant, &opener, &parts, &record) {
+            Ok(share) => share,
+            Err(SessionRefusal::NotFound) => return Err(refused(record, session_not_found())),
+            Err(SessionRefusal::Full) => {
+                let message = "too many sessions are open; try again later";
+                return Err(refused(record, busy_error(message)));
+            }
+        };
+        // What the answer's bytes are taken from, for the handler to find.
+        let hold = Arc::new(AnswerHold::new(tenant.answer_kib.clone()));
+        parts.extensions.insert(Arc::clone(&hold));
+        Ok(Prepared {
+            request: Request::from_parts(parts, Full::new(read.bytes)),
+            body_share: read.taken,
+            json_body,
+            session_share,
+            held: Held {
+                hold: Some(hold),
+                _slot: None,
+                _busy: busy,
+                record: Some(record),
+            },
+            tenant,
+            opener,
+        })
+    }
+
+    /// Checks that a session the request names is one its token opened, and takes a share of
+    /// the sessions for an `initialize` that opens one (with [`Sessions::Kept`]).
+    fn session_share(
+        &self,
+        tenant: &TenantEntry,
+        opener: &Opener,
+        parts: &http::request::Parts,
+        record: &Record,
+    ) -> Result<Option<Taken>, SessionRefusal> {
+        let session = parts
+            .headers
+            .get(SESSION_HEADER)
+            .and_then(|value| value.to_str().ok());
+        // Every session this endpoint opened is booked: one that is not (unknown, ended, or
+        // its token removed) does not exist for the client.
+        if let Some(id) = session
+            && tenant.service.book.allows(id, opener) != Some(true)
+        {
+            return Err(SessionRefusal::NotFound);
+        }
+        let opens = self.inner.settings.sessions == Sessions::Kept
+            && session.is_none()
+            && parts.method == Method::POST
+            && record.call.as_deref() == Some("initialize");
+        if !opens {
+            return Ok(None);
+        }
+        match tenant.sessions.try_take(1) {
+            Some(share) => Ok(Some(share)),
+            None => {
+                let metrics = &self.inner.metrics;
+                metrics.refused(Some(&tenant.name), Reason::Sessions);
+                Err(SessionRefusal::Full)
+            }
+        }
+    }
+
+    /// Takes an answer slot (for a `POST`) and has the tenant's service answer, within the
+    /// request timeout; books a session it opened; and sends the answer on its way.
+    async fn answer(&self, prepared: Prepared) -> HttpResponse {
+        let Prepared {
+            request,
+            body_share,
+            json_body,
+            session_share,
+            mut held,
+            tenant,
+            opener,
+        } = prepared;
+        let inner = &self.inner;
+        let method = request.method().clone();
+        let started = held
+            .record
+            .as_ref()
+            .map_or_else(Instant::now, |record| record.started);
+        let deadline = inner.settings.request_timeout.map(|limit| started + limit);
+        let post = method == Method::POST;
+        let (service, answers) = (Arc::clone(&tenant.service), tenant.answers.clone());
+        let answer = async move {
+            let slot = match post {
+                true => answers.take(1).await,
+                false => None,
+            };
+            (slot, service.service.handle(request).await)
+        };
+        let answered = match deadline {
+            Some(at) => tokio::time::timeout_at(at.into(), answer).await.ok(),
+            None => Some(answer.await),
+        };
+        drop(body_share);
+        let record = held
+            .record
+            .take()
+            .unwrap_or_else(|| Record::new(method.clone()));
+        let Some((slot, mut response)) = answered else {
+            inner.metrics.refused(Some(&tenant.name), Reason::Busy);
+            tracing::warn!(
+                tenant = %escaped(&tenant.name),
+                "a request took longer than {:?}",
+                inner.settings.request_timeout.unwrap_or_default()
+            );
+            let message = "the request took too long and was stopped; try again";
+            return refused(record, busy_error(message));
+        };
+        let opened = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|value| value.to_str().ok());
+        if let (Some(share), Some(id)) = (session_share, opened) {
+            tenant.service.book.book(id.into(), opener, share);
+        }
+        match response.status() {
+            // Closing a session is a success the SDKs expect as 200.
+            StatusCode::ACCEPTED if method == Method::DELETE => {
+                *response.status_mut() = StatusCode::OK;
+            }
+            // JSON that is not a JSON-RPC message this server takes (a wrong `Content-Type` is
+            // still 415).
+            StatusCode::UNSUPPORTED_MEDIA_TYPE if json_body => {
+                let message = "the body is JSON but not a JSON-RPC message this server takes";
+                response = json_rpc_error(StatusCode::BAD_REQUEST, -32600, message);
+            }
+            _ => {}
+        }
+        tenant
+            .metrics
+            .answered(response.status().as_u16(), started.elapsed());
+        held.record = Some(record);
+        self.send(response, held, slot, deadline)
+    }
+
+    /// The answer on its way: cut off at the deadline when it answers a `POST` (so a client
+    /// that does not read it cannot keep its bytes), an event stream holding its slot, and an
+    /// event stream of its own (`GET`) ended when the server starts shutting down.
+    fn send(
+        &self,
+        response: HttpResponse,
+        mut held: Held,
+        slot: Option<Taken>,
+        deadline: Option<Instant>,
+    ) -> HttpResponse {
+        let stream = is_event_stream(&response);
+        let post = held
+            .record
+            .as_ref()
+            .is_some_and(|record| record.method == Method::POST);
+        if let Some(record) = held.record.as_mut() {
+            record.status = response.status().as_u16();
+        }
+        let (until, warning): (CutOffAt, _) = match (post, stream) {
+            (true, _) => (
+                match deadline {
+                    Some(at) => Box::pin(tokio::time::sleep_until(at.into())),
+                    None => Box::pin(std::future::pending()),
+                },
+                Some(NOT_WRITTEN_IN_TIME),
+            ),
+            // The client reconnects, to another replica if need be.
+            (false, true) => (
+                Box::pin(self.inner.draining.clone().cancelled_owned()),
+                None,
+            ),
+            (false, false) => (Box::pin(std::future::pending()), None),
+        };
+        // A JSON answer is built: its slot is free; a stream holds it until it ends.
+        held._slot = if post && stream { slot } else { None };
+        response.map(|body| Answer::body(body, held, until, warning))
+    }
+
+    /// Reads a `POST` body whole (see [`body::read`]), or the answer that refuses it.
+    async fn read_body<B>(
+        &self,
+        tenant: &TenantEntry,
+        headers: &HeaderMap,
+        body: B,
+    ) -> Result<body::ReadBody, HttpResponse>
+    where
+        B: Body,
+        B::Error: Display,
+    {
+        let settings = &self.inner.settings;
+        let refuse = |reason: Reason, response: HttpResponse| {
+            self.inner.metrics.refused(Some(&tenant.name), reason);
+            closing(response)
+        };
+        let too_large = || {
+            refuse(
+                Reason::BodyTooLarge,
+                json_rpc_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    -32600,
+                    &format!(
+                        "the request body is larger than {} bytes",
+                        settings.max_body_bytes
+                    ),
+                ),
+            )
+        };
+        match body::declared_length(headers) {
+            Ok(Some(length)) if length > settings.max_body_bytes as u64 => return Err(too_large()),
+            Ok(_) => {}
+            Err(_) => {
+                return Err(closing(json_rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    -32600,
+                    "the Content-Length header is not a length",
+                )));
+            }
+        }
+        let deadline = tokio::time::Instant::now() + settings.body_timeout;
+        body::read(body, settings.max_body_bytes, &tenant.body_kib, deadline)
+            .await
+            .map_err(|error| match error {
+                BodyError::TooLarge => too_large(),
+                BodyError::TimedOut => refuse(
+                    Reason::BodyTimeout,
+                    json_rpc_error(
+                        StatusCode::REQUEST_TIMEOUT,
+                        -32600,
+                        "the request body was not sent in time",
+                    ),
+                ),
+                BodyError::BadLength | BodyError::Failed(_) => closing(json_rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    -32600,
+                    "the request body could not be read",
+                )),
+            })
+    }
+}
+
+impl TenantTable {
+    /// The one tenant the request's token selects (or the anonymous tenant, without a token),
+    /// and who the request comes from.
+    fn select(&self, headers: &HeaderMap) -> Option<(Arc<TenantEntry>, Opener)> {
+        let mut values = headers.get_all(header::AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return match headers.contains_key(header::AUTHORIZATION) {
+                // Two Authorization headers: refused.
+                true => None,
+                false => self
+                    .anonymous
+                    .and_then(|at| self.tenants.get(at))
+                    .map(|tenant| (Arc::clone(tenant), None)),
+            };
+        };
+        let token = value.to_str().ok().and_then(bearer_token)?;
+        let hashed = TokenDigest::of(token);
+        let found = token::find(
+            &hashed,
+            self.tenants.iter().map(|tenant| tenant.tokens.as_slice()),
+        )?;
+        self.tenants
+            .get(found)
+            .map(|tenant| (Arc::clone(tenant), Some(hashed)))
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` value (the scheme in any case).
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// A refusal, logged (with `record`) as it is sent.
+fn refused(mut record: Record, response: HttpResponse) -> HttpResponse {
+    record.status = response.status().as_u16();
+    drop(record);
+    response
+}
+
+/// Whether the request's `Content-Type` is JSON.
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+impl<B> tower_service::Service<Request<B>> for Endpoint
+where
+    B: Body + Send + 'static,
+    B::Data: Send + 'static,
+    B::Error: Display,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _context: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let endpoint = self.clone();
+        Box::pin(async move { Ok(endpoint.handle(request).await) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bearer_token;
+
+    #[test]
+    fn bearer_tokens_are_read_in_any_case_and_spacing() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer   abc  "), Some("abc"));
+        assert_eq!(bearer_token("BEARER abc"), Some("abc"));
+        for value in ["Bearer", "Bearer ", "Basic abc", "abc", ""] {
+            assert_eq!(bearer_token(value), None, "{value}");
+        }
+    }
+}
