@@ -16,7 +16,9 @@ mod serving;
 #[path = "support/python.rs"]
 mod support;
 
-use serving::{ALPHA, Answer, BETA, Fixture, Server, call, initialize, mcp, request, small_window};
+use serving::{
+    ALPHA, Answer, BETA, Fixture, Server, call, initialize, mcp, request, unread_request,
+};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -369,19 +371,7 @@ fn clients_that_do_not_read_their_answers_are_cut_off_and_others_answered() {
     )
     .to_string();
     let stalled: Vec<TcpStream> = (0..4)
-        .map(|_| {
-            let mut stream = small_window(&server.address);
-            let head = format!(
-                "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-                 Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: \
-                 2025-06-18\r\nAuthorization: Bearer {ALPHA}\r\nContent-Length: {}\r\n\r\n",
-                server.address,
-                read.len()
-            );
-            stream.write_all(head.as_bytes()).unwrap();
-            stream.write_all(read.as_bytes()).unwrap();
-            stream
-        })
+        .map(|_| unread_request(&server.address, &read))
         .collect();
     // Answered although every answer slot was taken by a client that does not read: the
     // stalled writes are cut off (after a second without progress) and free their slots.
@@ -574,22 +564,7 @@ fn open_session(address: &str) -> String {
 
 /// Sends `message` as `ALPHA` in `session`.
 fn in_session(address: &str, session: &str, message: &Value) -> Answer {
-    let authorization = format!("Bearer {ALPHA}");
-    let headers = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", "2025-06-18"),
-        ("Authorization", authorization.as_str()),
-        ("Mcp-Session-Id", session),
-    ];
-    request(
-        address,
-        "POST",
-        "/mcp",
-        &headers,
-        message.to_string().as_bytes(),
-    )
-    .unwrap()
+    serving::in_session(address, ALPHA, session, "POST", message)
 }
 
 #[test]

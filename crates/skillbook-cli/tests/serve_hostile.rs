@@ -15,8 +15,11 @@ use std::net::TcpStream;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use serving::{ALPHA, Answer, BETA, Fixture, Server, call, initialize, mcp, request, small_window};
+use serde_json::json;
+use serving::{
+    ALPHA, Answer, BETA, Fixture, Server, call, in_session, initialize, mcp, request,
+    unread_request,
+};
 use skillbook_mcp::http::TokenDigest;
 
 /// How long any single step may take before the test calls it a hang.
@@ -211,19 +214,7 @@ fn unread_large_answers_keep_memory_within_the_budgets() {
     let before = peak_rss(server.child.id());
     let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
     let unread: Vec<TcpStream> = (0..48)
-        .map(|_| {
-            let mut stream = small_window(&server.address);
-            let head = format!(
-                "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-                 Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: \
-                 2025-06-18\r\nAuthorization: Bearer {ALPHA}\r\nContent-Length: {}\r\n\r\n",
-                server.address,
-                read.len()
-            );
-            stream.write_all(head.as_bytes()).unwrap();
-            stream.write_all(read.as_bytes()).unwrap();
-            stream
-        })
+        .map(|_| unread_request(&server.address, &read))
         .collect();
     // Wait until alpha's share is held (an answer is in flight and unread), then give the
     // others time to pile up if they could.
@@ -288,25 +279,6 @@ fn a_tenant_over_its_rate_is_told_when_to_come_back_and_others_are_not() {
 /// Opens a session with `token`: the answer (its `Mcp-Session-Id`, when one was made).
 fn open_session(address: &str, token: &str) -> Answer {
     mcp(address, Some(token), &initialize()).unwrap()
-}
-
-/// A request in the session `id`, with `token`.
-fn in_session(address: &str, token: &str, id: &str, method: &str, body: &Value) -> Answer {
-    let authorization = format!("Bearer {token}");
-    request(
-        address,
-        method,
-        "/mcp",
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2025-06-18"),
-            ("Mcp-Session-Id", id),
-            ("Authorization", &authorization),
-        ],
-        body.to_string().as_bytes(),
-    )
-    .unwrap()
 }
 
 #[test]
@@ -435,7 +407,7 @@ fn metrics_count_requests_and_refusals_by_tenant_name_never_by_token() {
         .unwrap();
     for field in [
         "method=POST",
-        "call=initialize",
+        "call=\"initialize\"",
         "status=200",
         "bytes=",
         "ms=",
@@ -448,7 +420,8 @@ fn metrics_count_requests_and_refusals_by_tenant_name_never_by_token() {
 fn a_method_with_control_characters_cannot_forge_a_log_line() {
     let fixture = Fixture::new("");
     let server = Server::start(&fixture.config(), &[]);
-    let forged = json!({"jsonrpc": "2.0", "id": 1, "method": "x\n ERROR forged\r\u{1b}[31m"});
+    let long = "y".repeat(10_000);
+    let forged = json!({"jsonrpc": "2.0", "id": 1, "method": format!("x\n ERROR forged\r\u{1b}[31m status=200 {long}")});
     let _ = mcp(&server.address, Some(ALPHA), &forged).unwrap();
     let deadline = Instant::now() + GUARD;
     while !server.stderr().contains("skillbook::access") {
@@ -461,7 +434,11 @@ fn a_method_with_control_characters_cannot_forge_a_log_line() {
         "{log}"
     );
     assert!(!log.contains('\u{1b}') && !log.contains('\r'), "{log:?}");
-    assert!(log.contains("x\\n ERROR forged\\r\\u{1b}[31m"), "{log}");
+    assert!(
+        log.contains("call=\"x\\n ERROR forged\\r\\u{1b}[31m status=200 yyy"),
+        "{log}"
+    );
+    assert!(!log.contains(&"y".repeat(100)), "a method is logged whole");
 }
 
 /// Rewrites the fixture's configuration with `tokens` for alpha and `extra` tenants, and sends
@@ -756,18 +733,7 @@ impl Attack {
                 let read =
                     call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
                 while !stop.load(Ordering::Relaxed) {
-                    let mut stream = small_window(address);
-                    let head = format!(
-                        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-                         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: \
-                         2025-06-18\r\nAuthorization: Bearer {ALPHA}\r\nContent-Length: {}\r\n\r\n",
-                        read.len()
-                    );
-                    if stream.write_all(head.as_bytes()).is_err()
-                        || stream.write_all(read.as_bytes()).is_err()
-                    {
-                        continue;
-                    }
+                    let stream = unread_request(address, &read);
                     // Never read; wait until the server closes it (a write stall).
                     let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
                     let mut probe = [0_u8; 1];
@@ -920,4 +886,106 @@ fn the_admin_listener_can_be_moved_or_turned_off() {
     let admin = server.admin.clone().expect("an admin listener");
     assert_eq!(get(&admin, "/healthz").status, 200);
     assert_eq!(get(&admin, "/mcp").status, 404, "MCP is not served there");
+}
+
+#[test]
+fn an_unread_answer_is_cut_off_at_the_request_deadline_even_when_nothing_is_written() {
+    // Writes never stall long enough to be cut off for that: only the deadline ends it.
+    let fixture = Fixture::new("request_timeout_seconds = 3\nwrite_stall_seconds = 600");
+    write_large_file(&fixture);
+    let server = Server::start(&fixture.config(), &[]);
+    let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
+    let unread = unread_request(&server.address, &read);
+    let held = |server: &Server| {
+        metric(
+            server,
+            "skillbook_answer_budget_bytes_held{tenant=\"alpha\"}",
+        )
+        .unwrap_or(0.0)
+    };
+    let deadline = Instant::now() + GUARD;
+    while held(&server) < 1.0 {
+        assert!(Instant::now() < deadline, "the answer was never in flight");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Never read: the deadline closes the connection, and the answer's share comes back.
+    while held(&server) > 0.0 {
+        assert!(
+            Instant::now() < deadline,
+            "the unread answer is held past its deadline"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(unread);
+}
+
+#[test]
+fn requests_waiting_for_a_slot_do_not_hold_the_connections() {
+    // One slot for alpha, four connections in all.
+    let fixture = Fixture::new(
+        "max_answers = 2\nmax_connections = 4\nwrite_stall_seconds = 600\n\
+         request_timeout_seconds = 600\nfirst_byte_timeout_seconds = 600",
+    );
+    write_large_file(&fixture);
+    let server = Server::start(&fixture.config(), &[]);
+    let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
+    // The slot is held by an answer nobody reads; the others wait for it.
+    let waiting: Vec<TcpStream> = (0..6)
+        .map(|_| unread_request(&server.address, &read))
+        .collect();
+    let answer = mcp(&server.address, Some(BETA), &initialize()).unwrap();
+    assert_eq!(answer.status, 200);
+    drop(waiting);
+}
+
+#[test]
+fn event_streams_are_capped_per_tenant() {
+    let fixture = Fixture::new("sessions = true\nmax_streams = 2");
+    let server = Server::start(&fixture.config(), &[]);
+    let opened = open_session(&server.address, ALPHA);
+    let id = opened.header("mcp-session-id").unwrap().to_owned();
+    let stream = |token: &str, id: &str| {
+        let mut stream = TcpStream::connect(&server.address).unwrap();
+        let head = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\
+             MCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: {id}\r\n\
+             Authorization: Bearer {token}\r\n\r\n",
+            server.address
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.set_read_timeout(Some(GUARD)).unwrap();
+        let mut first = [0_u8; 12];
+        stream.read_exact(&mut first).unwrap();
+        (stream, String::from_utf8_lossy(&first).into_owned())
+    };
+    let (_open, head) = stream(ALPHA, &id);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let (_refused, head) = stream(ALPHA, &id);
+    assert!(head.starts_with("HTTP/1.1 503"), "{head}");
+    // Beta's share is its own.
+    let beta = open_session(&server.address, BETA);
+    let beta = beta.header("mcp-session-id").unwrap().to_owned();
+    let (_beta, head) = stream(BETA, &beta);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
+#[test]
+fn a_body_larger_than_a_tenants_body_share_is_read_not_left_waiting_on_itself() {
+    // Alpha may hold 64 KiB of bodies; a body of 200 KiB takes all of it and is read.
+    let fixture = Fixture::new("[server.per_tenant]\nbody_bytes = 65536");
+    let server = Server::start(&fixture.config(), &[]);
+    let padding = "p".repeat(200 * 1024);
+    let big = call(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": padding, "version": "1"}}),
+    );
+    let answer = mcp(&server.address, Some(ALPHA), &big).unwrap();
+    assert_eq!(
+        answer.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&answer.body)
+    );
 }

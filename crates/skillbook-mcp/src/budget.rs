@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
@@ -191,28 +191,94 @@ pub(crate) fn answer_bytes(size: u64) -> u64 {
     size.div_ceil(3).saturating_mul(4).saturating_add(UNIT)
 }
 
-/// A limit on something counted in units (answers, sessions, KiB): a semaphore and its size.
+/// A limit on something counted in units (answers, sessions, KiB): a semaphore and its size,
+/// which can change while units are held ([`Limit::resize`]). Clones share the limit.
 #[derive(Debug, Clone)]
 pub(crate) struct Limit {
     permits: Arc<Semaphore>,
-    units: u32,
+    size: Arc<Size>,
+}
+
+/// The size of a limit, and the units to forget as they come back after it shrank below what
+/// was held.
+#[derive(Debug)]
+struct Size {
+    units: AtomicU32,
+    debt: AtomicU32,
 }
 
 impl Limit {
     /// A limit of `units` (at least 1).
     pub(crate) fn new(units: u64) -> Self {
-        let units = u32::try_from(units.max(1)).unwrap_or(u32::MAX);
+        let units = clamp_units(units);
         Limit {
             permits: Arc::new(Semaphore::new(units as usize)),
-            units,
+            size: Arc::new(Size {
+                units: AtomicU32::new(units),
+                debt: AtomicU32::new(0),
+            }),
         }
+    }
+
+    /// The limit.
+    pub(crate) fn units(&self) -> u32 {
+        self.size.units.load(Ordering::Acquire)
     }
 
     /// How many units are held now.
     pub(crate) fn in_use(&self) -> u32 {
         let available = u32::try_from(self.permits.available_permits()).unwrap_or(u32::MAX);
-        self.units.saturating_sub(available)
+        let debt = self.size.debt.load(Ordering::Acquire);
+        self.units().saturating_sub(available).saturating_add(debt)
     }
+
+    /// Makes the limit `units` (at least 1) from now on. Units held beyond a smaller limit are
+    /// not given back to it when they return.
+    pub(crate) fn resize(&self, units: u64) {
+        let units = clamp_units(units);
+        let before = self.size.units.swap(units, Ordering::AcqRel);
+        if units > before {
+            let grown = units - before;
+            let paid = take_up_to(&self.size.debt, grown);
+            self.permits.add_permits((grown - paid) as usize);
+        } else if units < before {
+            let shrunk = before - units;
+            let forgotten = u32::try_from(self.permits.forget_permits(shrunk as usize))
+                .unwrap_or(shrunk)
+                .min(shrunk);
+            self.size
+                .debt
+                .fetch_add(shrunk - forgotten, Ordering::AcqRel);
+        }
+    }
+
+    /// Gives `permit` back, forgetting as much of it as the limit owes since it shrank.
+    fn give_back(&self, mut permit: OwnedSemaphorePermit) {
+        let owed = take_up_to(
+            &self.size.debt,
+            u32::try_from(permit.num_permits()).unwrap_or(0),
+        );
+        if owed > 0
+            && let Some(forgotten) = permit.split(owed as usize)
+        {
+            forgotten.forget();
+        }
+    }
+}
+
+/// `units` as a limit: at least 1, at most `u32::MAX`.
+fn clamp_units(units: u64) -> u32 {
+    u32::try_from(units.max(1)).unwrap_or(u32::MAX)
+}
+
+/// Takes up to `most` from `counter`, returning what was taken.
+fn take_up_to(counter: &AtomicU32, most: u32) -> u32 {
+    let mut taken = 0;
+    let _ = counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |owed| {
+        taken = owed.min(most);
+        Some(owed - taken)
+    });
+    taken
 }
 
 /// One tenant's share of a resource and the server's whole of it: taking takes from the
@@ -227,8 +293,19 @@ pub(crate) struct Pool {
 /// Units taken from a [`Pool`], given back when dropped.
 #[derive(Debug)]
 pub(crate) struct Taken {
-    _tenant: OwnedSemaphorePermit,
-    _total: OwnedSemaphorePermit,
+    tenant: Option<(Limit, OwnedSemaphorePermit)>,
+    total: Option<(Limit, OwnedSemaphorePermit)>,
+}
+
+impl Drop for Taken {
+    fn drop(&mut self) {
+        for (limit, permit) in [self.tenant.take(), self.total.take()]
+            .into_iter()
+            .flatten()
+        {
+            limit.give_back(permit);
+        }
+    }
 }
 
 impl Pool {
@@ -244,8 +321,10 @@ impl Pool {
     /// `units`, at least one and at most what the smaller limit holds (so that any request
     /// can be met once the pool is idle).
     fn clamp(&self, units: u64) -> u32 {
-        let most = self.tenant.units.min(self.total.units);
-        u32::try_from(units).unwrap_or(u32::MAX).clamp(1, most)
+        let most = self.tenant.units().min(self.total.units());
+        u32::try_from(units)
+            .unwrap_or(u32::MAX)
+            .clamp(1, most.max(1))
     }
 
     /// Waits until `units` are free in the tenant's share and then in the whole, and takes them.
@@ -256,13 +335,14 @@ impl Pool {
             .acquire_many_owned(units)
             .await
             .ok()?;
+        let tenant = Some((self.tenant.clone(), tenant));
         let total = Arc::clone(&self.total.permits)
             .acquire_many_owned(units)
             .await
             .ok()?;
         Some(Taken {
-            _tenant: tenant,
-            _total: total,
+            tenant,
+            total: Some((self.total.clone(), total)),
         })
     }
 
@@ -272,12 +352,13 @@ impl Pool {
         let tenant = Arc::clone(&self.tenant.permits)
             .try_acquire_many_owned(units)
             .ok()?;
+        let tenant = Some((self.tenant.clone(), tenant));
         let total = Arc::clone(&self.total.permits)
             .try_acquire_many_owned(units)
             .ok()?;
         Some(Taken {
-            _tenant: tenant,
-            _total: total,
+            tenant,
+            total: Some((self.total.clone(), total)),
         })
     }
 }
@@ -426,6 +507,29 @@ mod tests {
         let whole = first.take(100).await.unwrap();
         assert_eq!(first.tenant().in_use(), 4);
         drop(whole);
+    }
+
+    #[test]
+    fn a_limit_resized_below_what_is_held_gives_back_only_what_fits() {
+        let limit = Limit::new(4);
+        let pool = Pool::new(limit.clone(), Limit::new(100));
+        let held: Vec<Taken> = (0..4).map(|_| pool.try_take(1).unwrap()).collect();
+        limit.resize(2);
+        assert_eq!((limit.units(), limit.in_use()), (2, 4));
+        let mut held = held.into_iter();
+        drop(held.next());
+        drop(held.next());
+        assert!(pool.try_take(1).is_none(), "still two held, the new limit");
+        drop(held.next());
+        assert_eq!(limit.in_use(), 1);
+        assert!(pool.try_take(1).is_some());
+        // Growing again pays what is still owed first.
+        limit.resize(6);
+        assert_eq!(limit.in_use(), 1);
+        let more: Vec<Taken> = (0..5).map(|_| pool.try_take(1).unwrap()).collect();
+        assert!(pool.try_take(1).is_none());
+        drop((more, held));
+        assert_eq!(limit.in_use(), 0);
     }
 
     #[tokio::test]

@@ -24,21 +24,24 @@
 //!    JSON-RPC parse error (`-32700`, HTTP 400).
 //! 5. **An answer slot**, from the tenant's share and then from the total
 //!    ([`EndpointBuilder::max_answers`]), waited for within the request timeout (HTTP 503
-//!    after it).
+//!    after it); a `GET` event stream (with sessions) takes a share of the streams
+//!    ([`EndpointBuilder::max_streams`]) instead. Only then is the connection busy, never
+//!    closed to make room for another.
 //! 6. **The tenant's MCP service** (rmcp's streamable HTTP server) answers: stateless by
 //!    default, so any replica can answer any request ([`Sessions`]).
 //! 7. **The answer** is handed to the connection in frames of at most 64 KiB. The bytes of a
 //!    `resources/read` or `tools/call` answer are taken from the tenant's answer-byte share and
 //!    the server's total before the file is read, and given back only when the last byte has
 //!    left for the socket: clients that do not read their answers hold at most their tenant's
-//!    share, never the others'. An answer not written within the request timeout is cut off
-//!    and its connection closed.
+//!    share, never the others'. The connection of an answer not written within the request
+//!    timeout is closed.
 //!
 //! Every limit has a total ([`EndpointBuilder`]) and a share per tenant ([`TenantLimits`]),
 //! by default half of the total, so that no single tenant can hold more than half of any
-//! shared resource. Each request ends with one access-log line (tenant name, methods, status,
-//! bytes, milliseconds; target `skillbook::access`), and [`Endpoint::metrics`] renders
-//! counters in Prometheus' text format.
+//! shared resource; [`Endpoint::reload`] resizes a tenant's shares, keeping what it holds.
+//! Each request ends with one access-log line (tenant name, methods, status, bytes,
+//! milliseconds; target `skillbook::access`), and [`Endpoint::metrics_text`] renders counters
+//! in Prometheus' text format.
 //!
 //! A tenant's server must name skills by `skill://` URI only
 //! ([`Addresses::SkillUris`]): nothing a tenant is told may
@@ -100,7 +103,8 @@ use http_body_util::combinators::BoxBody;
 pub use endpoint::Endpoint;
 pub use limits::{
     DEFAULT_ANSWER_BYTES, DEFAULT_BODY_BYTES, DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_ANSWERS,
-    DEFAULT_MAX_SESSIONS, DEFAULT_RATE, DEFAULT_SESSION_IDLE, Rate, TenantLimits,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS, DEFAULT_RATE, DEFAULT_SESSION_IDLE, Rate,
+    TenantLimits,
 };
 pub use listen::{
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, ServeOptions, serve_admin, serve_http,
@@ -259,6 +263,7 @@ pub struct EndpointBuilder {
     answer_bytes: u64,
     body_bytes: u64,
     max_sessions: usize,
+    max_streams: usize,
     session_idle: Duration,
     tenant_limits: Option<TenantLimits>,
 }
@@ -277,6 +282,7 @@ impl Default for EndpointBuilder {
             answer_bytes: DEFAULT_ANSWER_BYTES,
             body_bytes: DEFAULT_BODY_BYTES,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_streams: DEFAULT_MAX_STREAMS,
             session_idle: DEFAULT_SESSION_IDLE,
             tenant_limits: None,
         }
@@ -367,6 +373,15 @@ impl EndpointBuilder {
     /// session is HTTP 503. Default [`DEFAULT_MAX_SESSIONS`]; `0` counts as 1.
     pub fn max_sessions(&mut self, sessions: usize) -> &mut Self {
         self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How many event streams (`GET`, with [`Sessions::Kept`]) may be open at once, in all;
+    /// beyond it a new one is HTTP 503. Keep it well under the connection cap
+    /// ([`ServeOptions::max_connections`]): an open stream keeps its connection busy. Default
+    /// [`DEFAULT_MAX_STREAMS`]; `0` counts as 1.
+    pub fn max_streams(&mut self, streams: usize) -> &mut Self {
+        self.max_streams = streams.max(1);
         self
     }
 

@@ -464,16 +464,18 @@ async fn reload(
     endpoint: &Endpoint,
     running: Vec<Running>,
 ) -> (Option<Config>, Vec<Running>) {
-    let new = match Config::load(path, command_line) {
-        Ok(new) => new,
+    let new = match Config::reload(path, command_line, current) {
+        Ok((new, unapplied)) => {
+            for setting in unapplied {
+                tracing::warn!("`{setting}` changed: it takes effect when the server restarts");
+            }
+            new
+        }
         Err(error) => {
             tracing::warn!("keeping the configuration served: {error}");
             return (None, running);
         }
     };
-    for setting in current.restart_only_changes(&new) {
-        tracing::warn!("`{setting}` changed: it takes effect when the server restarts");
-    }
     // Discovery and archives touch the disk, and stopping a watcher waits: not on the
     // runtime's threads.
     let watch = current.watch;

@@ -325,3 +325,37 @@ pub fn small_window(address: &str) -> TcpStream {
         stream
     })
 }
+
+/// A request `method` (`POST`, `DELETE`) in the session `id`, with `token`.
+pub fn in_session(address: &str, token: &str, id: &str, method: &str, body: &Value) -> Answer {
+    let authorization = format!("Bearer {token}");
+    request(
+        address,
+        method,
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-06-18"),
+            ("Mcp-Session-Id", id),
+            ("Authorization", &authorization),
+        ],
+        body.to_string().as_bytes(),
+    )
+    .unwrap()
+}
+
+/// A connection with a small receive window that has sent `message` to `/mcp` as `ALPHA` and
+/// will read nothing of the answer.
+pub fn unread_request(address: &str, message: &str) -> TcpStream {
+    let mut stream = small_window(address);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Authorization: Bearer {ALPHA}\r\nContent-Length: {}\r\n\r\n",
+        message.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(message.as_bytes()).unwrap();
+    stream
+}

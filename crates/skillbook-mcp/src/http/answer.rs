@@ -6,14 +6,15 @@ use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::combinators::BoxBody;
+use tokio_util::sync::DropGuard;
 
 use super::listen::Busy;
 use super::metrics::TenantMetrics;
@@ -26,6 +27,9 @@ pub(crate) const FRAME: usize = 64 * 1024;
 /// When an answer ends early.
 pub(crate) type CutOffAt = Pin<Box<dyn Future<Output = ()> + Send + Sync>>;
 
+/// The most characters of a request's JSON-RPC method an access-log line shows.
+pub(crate) const MOST_LOGGED: usize = 64;
+
 /// What is logged of a request, when its answer ends.
 #[derive(Debug)]
 pub(crate) struct Record {
@@ -34,7 +38,8 @@ pub(crate) struct Record {
     pub(crate) metrics: Option<Arc<TenantMetrics>>,
     /// The HTTP method.
     pub(crate) method: http::Method,
-    /// The JSON-RPC method, when the body named one.
+    /// The JSON-RPC method, when the body named one (at most [`MOST_LOGGED`] characters of
+    /// it).
     pub(crate) call: Option<String>,
     pub(crate) status: u16,
     pub(crate) started: Instant,
@@ -68,12 +73,13 @@ impl Drop for Record {
             "" => Cow::Borrowed("-"),
             name => super::escaped(name),
         };
-        let call = self.call.as_deref().map(super::escaped);
+        // Quoted, so that no method can pose as another field of the line.
+        let call = self.call.as_deref().unwrap_or("-");
         tracing::info!(
             target: "skillbook::access",
             tenant = %tenant,
             method = %self.method,
-            call = %call.as_deref().unwrap_or("-"),
+            call = ?call,
             status = self.status,
             bytes = self.bytes,
             ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -87,12 +93,22 @@ impl Drop for Record {
 pub(crate) struct Held {
     /// Where the handler left the answer's share of the byte budget.
     pub(crate) hold: Option<Arc<AnswerHold>>,
-    /// The answer slot, for answers that are streams (held until the stream ends).
-    pub(crate) _slot: Option<Taken>,
+    /// The answer slot of an answer that is a stream, or the share of a `GET` event stream:
+    /// held until the stream ends.
+    pub(crate) _share: Option<Taken>,
     /// Marks the connection busy until the answer ends.
-    pub(crate) _busy: Option<Busy>,
+    pub(crate) busy: Option<Busy>,
+    /// Stops the watch on the answer's deadline once every byte of it is written.
+    pub(crate) watch: Option<DropGuard>,
     /// Logged when the answer ends.
     pub(crate) record: Option<Record>,
+}
+
+/// What the answer's frames hold until the last of them is dropped (written to the socket or
+/// thrown away): the shares the handler left, and the watch on the deadline.
+struct Carry {
+    kept: Mutex<Vec<Taken>>,
+    _watch: Option<DropGuard>,
 }
 
 /// An answer's body: see the [module docs](self).
@@ -101,6 +117,8 @@ pub(crate) struct Answer {
     /// What is left of the frame being handed out.
     rest: Bytes,
     held: Held,
+    /// Shared by every frame handed out.
+    carry: Arc<Carry>,
     until: CutOffAt,
     /// Logged when the answer is cut off.
     warning: Option<&'static str>,
@@ -109,14 +127,19 @@ pub(crate) struct Answer {
 impl Answer {
     pub(crate) fn body(
         inner: BoxBody<Bytes, Infallible>,
-        held: Held,
+        mut held: Held,
         until: CutOffAt,
         warning: Option<&'static str>,
     ) -> BoxBody<Bytes, Infallible> {
+        let carry = Arc::new(Carry {
+            kept: Mutex::new(Vec::new()),
+            _watch: held.watch.take(),
+        });
         BoxBody::new(Answer {
             inner,
             rest: Bytes::new(),
             held,
+            carry,
             until,
             warning,
         })
@@ -131,30 +154,34 @@ impl Answer {
         Frame::data(self.rest.split_to(length))
     }
 
-    /// `data` carrying the shares the handler left (and counted in flight) until every byte of
-    /// it has been dropped, that is, written to the socket or thrown away.
+    /// `data` holding what the answer carries (and counted in flight) until every byte of it
+    /// has been dropped, that is, written to the socket or thrown away. The shares the handler
+    /// left join what every frame of the answer holds, whichever frame comes first (a keep-alive
+    /// comment of an event stream, say).
     fn carry(&mut self, data: Bytes) -> Bytes {
-        let kept = self
-            .held
-            .hold
-            .as_ref()
-            .map(|hold| hold.kept())
-            .unwrap_or_default();
-        let Some(metrics) = self
+        if let Some(hold) = &self.held.hold {
+            let kept = hold.kept();
+            if !kept.is_empty() {
+                self.carry
+                    .kept
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .extend(kept);
+            }
+        }
+        let metrics = self
             .held
             .record
             .as_ref()
-            .and_then(|record| record.metrics.clone())
-        else {
-            return data;
-        };
-        let length = data.len() as u64;
-        metrics
-            .answer_bytes_in_flight
-            .fetch_add(length, Ordering::Relaxed);
+            .and_then(|record| record.metrics.clone());
+        if let Some(metrics) = &metrics {
+            metrics
+                .answer_bytes_in_flight
+                .fetch_add(data.len() as u64, Ordering::Relaxed);
+        }
         Bytes::from_owner(Carried {
             data,
-            _kept: kept,
+            _carry: Arc::clone(&self.carry),
             metrics,
         })
     }
@@ -163,8 +190,8 @@ impl Answer {
 /// An answer's bytes with what they hold.
 struct Carried {
     data: Bytes,
-    _kept: Vec<Taken>,
-    metrics: Arc<TenantMetrics>,
+    _carry: Arc<Carry>,
+    metrics: Option<Arc<TenantMetrics>>,
 }
 
 impl AsRef<[u8]> for Carried {
@@ -175,9 +202,11 @@ impl AsRef<[u8]> for Carried {
 
 impl Drop for Carried {
     fn drop(&mut self) {
-        self.metrics
-            .answer_bytes_in_flight
-            .fetch_sub(self.data.len() as u64, Ordering::Relaxed);
+        if let Some(metrics) = &self.metrics {
+            metrics
+                .answer_bytes_in_flight
+                .fetch_sub(self.data.len() as u64, Ordering::Relaxed);
+        }
     }
 }
 
@@ -269,8 +298,9 @@ mod tests {
             body,
             Held {
                 hold: Some(hold),
-                _slot: None,
-                _busy: None,
+                _share: None,
+                busy: None,
+                watch: None,
                 record: Some(record),
             },
             Box::pin(std::future::pending()),
@@ -295,5 +325,64 @@ mod tests {
         drop(frames);
         assert_eq!(total.in_use(), 0);
         assert_eq!(metrics.answer_bytes_in_flight.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn shares_left_after_a_first_small_frame_are_held_by_every_frame_until_all_are_written() {
+        let total = Limit::new(1024);
+        let hold = Arc::new(AnswerHold::new(Pool::new(Limit::new(512), total.clone())));
+        // An event stream: a keep-alive comment first, then (once the handler has left its
+        // share) the answer.
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
+        let frames = frames_of(receiver);
+        let mut answer = Answer::body(
+            BoxBody::new(frames),
+            Held {
+                hold: Some(Arc::clone(&hold)),
+                _share: None,
+                busy: None,
+                watch: None,
+                record: None,
+            },
+            Box::pin(std::future::pending()),
+            None,
+        );
+        sender.send(Bytes::from_static(b": ping\n\n")).unwrap();
+        let ping = answer.frame().await.unwrap().unwrap().into_data().unwrap();
+        hold.keep(hold.take(100 * 1024).await.unwrap());
+        sender.send(Bytes::from(vec![1_u8; 2 * FRAME])).unwrap();
+        drop(sender);
+        let mut data = Vec::new();
+        while let Some(frame) = answer.frame().await {
+            data.push(frame.unwrap().into_data().unwrap());
+        }
+        drop((ping, answer));
+        assert_eq!(
+            total.in_use(),
+            100,
+            "the answer's frames are not written yet"
+        );
+        drop(data);
+        assert_eq!(total.in_use(), 0);
+    }
+
+    /// A body of the frames `receiver` gets, ending when its sender is dropped.
+    fn frames_of(
+        receiver: tokio::sync::mpsc::UnboundedReceiver<Bytes>,
+    ) -> impl Body<Data = Bytes, Error = Infallible> + Send + Sync + 'static {
+        struct Frames(tokio::sync::mpsc::UnboundedReceiver<Bytes>);
+        impl Body for Frames {
+            type Data = Bytes;
+            type Error = Infallible;
+            fn poll_frame(
+                mut self: Pin<&mut Self>,
+                context: &mut Context<'_>,
+            ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+                self.0
+                    .poll_recv(context)
+                    .map(|bytes| bytes.map(|bytes| Ok(Frame::data(bytes))))
+            }
+        }
+        Frames(receiver)
     }
 }

@@ -50,10 +50,12 @@ pub(crate) fn declared_length(headers: &HeaderMap) -> Result<Option<u64>, BodyEr
     Ok(Some(length))
 }
 
-/// Reads `body` whole, at most `max` bytes, by `deadline`, taking a share of `pool` (in KiB)
-/// for what has arrived before reading more.
+/// Reads `body` whole, at most `max` bytes, by `deadline`, once it has taken its share of
+/// `pool` (in KiB): its declared length, else `max` — in one take, so that bodies never wait
+/// on shares they hold themselves (a take is at most the tenant's whole share).
 pub(crate) async fn read<B>(
     body: B,
+    declared: Option<u64>,
     max: usize,
     pool: &Pool,
     deadline: Instant,
@@ -64,9 +66,15 @@ where
 {
     let reading = async {
         let mut body = std::pin::pin!(body);
-        let mut collected = BytesMut::new();
-        let mut taken: Vec<Taken> = Vec::new();
-        let mut units_taken: u64 = 0;
+        let expected = declared.unwrap_or(max as u64).min(max as u64);
+        // Waits while the tenant's bodies (or all bodies) hold the budget; the deadline bounds
+        // the wait.
+        let taken: Vec<Taken> = pool
+            .take(expected.div_ceil(UNIT))
+            .await
+            .into_iter()
+            .collect();
+        let mut collected = BytesMut::with_capacity(usize::try_from(expected).unwrap_or(0));
         loop {
             // Converted at once: the body's error type need not be `Send`.
             let frame = match body.frame().await {
@@ -84,15 +92,6 @@ where
                 let length = chunk.len();
                 collected.extend_from_slice(chunk);
                 data.advance(length);
-            }
-            let units = (collected.len() as u64).div_ceil(UNIT);
-            if units > units_taken {
-                // Waits while the tenant's bodies (or all bodies) hold the budget; the
-                // deadline bounds the wait.
-                if let Some(share) = pool.take(units - units_taken).await {
-                    taken.push(share);
-                }
-                units_taken = units;
             }
         }
         Ok(ReadBody {
@@ -126,6 +125,7 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(5);
         let read = read(
             Full::new(Bytes::from(vec![b'x'; 3000])),
+            Some(3000),
             4096,
             &pool,
             deadline,
@@ -144,6 +144,7 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(5);
         let long = read(
             Full::new(Bytes::from(vec![b'x'; 5000])),
+            None,
             4096,
             &pool,
             deadline,
@@ -153,7 +154,7 @@ mod tests {
         // One frame, then nothing: the deadline ends the wait.
         let frames = one_byte_then_nothing();
         let deadline = Instant::now() + Duration::from_millis(50);
-        let slow = read(frames, 4096, &pool, deadline).await;
+        let slow = read(frames, Some(100), 4096, &pool, deadline).await;
         assert_eq!(slow.unwrap_err(), BodyError::TimedOut);
         assert_eq!(
             pool.tenant().in_use(),

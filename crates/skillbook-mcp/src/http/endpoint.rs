@@ -18,7 +18,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::answer::{Answer, CutOffAt, Held, Record};
+use super::answer::{Answer, CutOffAt, Held, MOST_LOGGED, Record};
 use super::body::{self, BodyError};
 use super::guard::{Guard, Refusal};
 use super::limits::{RateLimiter, TenantLimits};
@@ -36,7 +36,7 @@ use super::{
 use crate::SkillServer;
 use crate::budget::{AnswerHold, Limit, Pool, Taken, UNIT};
 
-/// MCP over streamable HTTP for several tenants: see the [module docs](self) for what each
+/// MCP over streamable HTTP for several tenants: see the [module docs](super) for what each
 /// request goes through. A `tower_service::Service` for any request body; cheap to clone.
 #[derive(Clone)]
 pub struct Endpoint {
@@ -71,6 +71,7 @@ struct Totals {
     answer_kib: Limit,
     body_kib: Limit,
     sessions: Limit,
+    streams: Limit,
 }
 
 #[derive(Default)]
@@ -83,14 +84,52 @@ struct TenantTable {
 struct TenantEntry {
     name: String,
     tokens: Vec<TokenDigest>,
-    limits: TenantLimits,
     service: Arc<TenantService>,
+    shares: Arc<TenantShares>,
+    metrics: Arc<TenantMetrics>,
+}
+
+/// What one tenant may hold of each of the server's totals, and its request rate.
+struct TenantShares {
     answers: Pool,
     answer_kib: Pool,
     body_kib: Pool,
     sessions: Pool,
-    rate: Arc<RateLimiter>,
-    metrics: Arc<TenantMetrics>,
+    streams: Pool,
+    rate: RateLimiter,
+}
+
+impl TenantShares {
+    fn new(limits: &TenantLimits, totals: &Totals) -> Self {
+        TenantShares {
+            answers: Pool::new(Limit::new(0), totals.answers.clone()),
+            answer_kib: Pool::new(Limit::new(0), totals.answer_kib.clone()),
+            body_kib: Pool::new(Limit::new(0), totals.body_kib.clone()),
+            sessions: Pool::new(Limit::new(0), totals.sessions.clone()),
+            streams: Pool::new(Limit::new(0), totals.streams.clone()),
+            rate: RateLimiter::new(None),
+        }
+        .resized(limits)
+    }
+
+    fn resized(self, limits: &TenantLimits) -> Self {
+        self.resize(limits);
+        self
+    }
+
+    /// Makes the shares `limits` from now on (what is held stays held).
+    fn resize(&self, limits: &TenantLimits) {
+        self.answers.tenant().resize(limits.max_answers as u64);
+        self.answer_kib
+            .tenant()
+            .resize(limits.answer_bytes.div_ceil(UNIT));
+        self.body_kib
+            .tenant()
+            .resize(limits.body_bytes.div_ceil(UNIT));
+        self.sessions.tenant().resize(limits.max_sessions as u64);
+        self.streams.tenant().resize(limits.max_streams as u64);
+        self.rate.set(limits.rate);
+    }
 }
 
 /// A tenant's MCP service and its sessions: kept across reloads while its server is the same.
@@ -163,6 +202,8 @@ struct Prepared {
     /// The share of the sessions an `initialize` takes, booked if it opens one.
     session_share: Option<Taken>,
     held: Held,
+    /// The connection it came on.
+    activity: Option<Activity>,
     tenant: Arc<TenantEntry>,
     opener: Opener,
 }
@@ -199,6 +240,7 @@ impl Endpoint {
                 answer_kib: Limit::new(builder.answer_bytes.div_ceil(UNIT)),
                 body_kib: Limit::new(builder.body_bytes.div_ceil(UNIT)),
                 sessions: Limit::new(builder.max_sessions as u64),
+                streams: Limit::new(builder.max_streams as u64),
             },
             metrics: Arc::new(Metrics::default()),
             cancellation,
@@ -265,44 +307,25 @@ impl Endpoint {
                 None => tenant.anonymous,
             });
             service.close(ended);
-            let reused = before.filter(|entry| entry.limits == limits);
-            let entry = match reused {
-                Some(entry) => TenantEntry {
-                    name: tenant.name.clone(),
-                    tokens: tenant.tokens.clone(),
-                    limits,
-                    service,
-                    answers: entry.answers.clone(),
-                    answer_kib: entry.answer_kib.clone(),
-                    body_kib: entry.body_kib.clone(),
-                    sessions: entry.sessions.clone(),
-                    rate: Arc::clone(&entry.rate),
-                    metrics: Arc::clone(&entry.metrics),
-                },
-                None => TenantEntry {
-                    name: tenant.name.clone(),
-                    tokens: tenant.tokens.clone(),
-                    limits,
-                    service,
-                    answers: Pool::new(
-                        Limit::new(limits.max_answers as u64),
-                        inner.totals.answers.clone(),
-                    ),
-                    answer_kib: Pool::new(
-                        Limit::new(limits.answer_bytes.div_ceil(UNIT)),
-                        inner.totals.answer_kib.clone(),
-                    ),
-                    body_kib: Pool::new(
-                        Limit::new(limits.body_bytes.div_ceil(UNIT)),
-                        inner.totals.body_kib.clone(),
-                    ),
-                    sessions: Pool::new(
-                        Limit::new(limits.max_sessions as u64),
-                        inner.totals.sessions.clone(),
-                    ),
-                    rate: Arc::new(RateLimiter::new(limits.rate)),
-                    metrics: inner.metrics.tenant(&tenant.name),
-                },
+            // A tenant's shares are its name's: kept (and resized) across reloads, so that what
+            // its requests and sessions hold still counts.
+            let shares = match previous
+                .tenants
+                .iter()
+                .find(|entry| entry.name == tenant.name)
+            {
+                Some(entry) => {
+                    entry.shares.resize(&limits);
+                    Arc::clone(&entry.shares)
+                }
+                None => Arc::new(TenantShares::new(&limits, &inner.totals)),
+            };
+            let entry = TenantEntry {
+                name: tenant.name.clone(),
+                tokens: tenant.tokens.clone(),
+                service,
+                shares,
+                metrics: inner.metrics.tenant(&tenant.name),
             };
             if tenant.anonymous {
                 table.anonymous = Some(position);
@@ -378,10 +401,11 @@ impl Endpoint {
                 (
                     tenant.name.clone(),
                     Shares {
-                        answers: tenant.answers.tenant().in_use(),
-                        answer_kib: tenant.answer_kib.tenant().in_use(),
-                        body_kib: tenant.body_kib.tenant().in_use(),
-                        sessions: tenant.sessions.tenant().in_use(),
+                        answers: tenant.shares.answers.tenant().in_use(),
+                        answer_kib: tenant.shares.answer_kib.tenant().in_use(),
+                        body_kib: tenant.shares.body_kib.tenant().in_use(),
+                        sessions: tenant.shares.sessions.tenant().in_use(),
+                        streams: tenant.shares.streams.tenant().in_use(),
                     },
                 )
             })
@@ -391,14 +415,14 @@ impl Endpoint {
 
     /// Ends the event streams clients hold open (`GET`, with [`Sessions::Kept`]), now and
     /// as soon as they open from now on, so they do not hold a shutdown for its whole grace
-    /// period; requests in flight go on. [`serve_http`] calls it when it stops accepting
+    /// period; requests in flight go on. [`serve_http`](super::serve_http) calls it when it stops accepting
     /// connections.
     pub fn drain(&self) {
         self.inner.draining.cancel();
     }
 
     /// Ends every open MCP stream and session; requests that arrive afterwards fail. Call it
-    /// once requests in flight have finished ([`serve_http`] does).
+    /// once requests in flight have finished ([`serve_http`](super::serve_http) does).
     pub fn close(&self) {
         self.inner.cancellation.cancel();
     }
@@ -450,7 +474,7 @@ impl Endpoint {
         };
         record.tenant.clone_from(&tenant.name);
         record.metrics = Some(Arc::clone(&tenant.metrics));
-        if let Err(wait) = tenant.rate.take() {
+        if let Err(wait) = tenant.shares.rate.take() {
             inner.metrics.refused(Some(&tenant.name), Reason::Rate);
             drain(request.into_body()).await;
             return Err(refused(record, closing(too_many_requests(wait))));
@@ -493,12 +517,14 @@ impl Endpoint {
                 taken: Vec::new(),
             },
         };
-        // A whole request is in: the connection is busy until it is answered.
-        let busy = activity.as_ref().map(Activity::busy);
         let json_body = post && is_json(&parts.headers);
         if json_body {
             match serde_json::from_slice::<Envelope>(&read.bytes) {
-                Ok(envelope) => record.call = envelope.method,
+                Ok(envelope) => {
+                    record.call = envelope
+                        .method
+                        .map(|method| method.chars().take(MOST_LOGGED).collect());
+                }
                 Err(error) if !error.is_data() => {
                     let metrics = &self.inner.metrics;
                     metrics.refused(Some(&tenant.name), Reason::ParseError);
@@ -507,6 +533,14 @@ impl Endpoint {
                 Err(_) => {}
             }
         }
+        // An event stream of a session holds its connection busy until it ends: a share.
+        let stream_share = match self.stream_share(&tenant, &parts) {
+            Ok(share) => share,
+            Err(()) => {
+                let message = "too many event streams are open; try again later";
+                return Err(refused(record, busy_error(message)));
+            }
+        };
         let session_share = match self.session_share(&tenant, &opener, &parts, &record) {
             Ok(share) => share,
             Err(SessionRefusal::NotFound) => return Err(refused(record, session_not_found())),
@@ -516,7 +550,7 @@ impl Endpoint {
             }
         };
         // What the answer's bytes are taken from, for the handler to find.
-        let hold = Arc::new(AnswerHold::new(tenant.answer_kib.clone()));
+        let hold = Arc::new(AnswerHold::new(tenant.shares.answer_kib.clone()));
         parts.extensions.insert(Arc::clone(&hold));
         Ok(Prepared {
             request: Request::from_parts(parts, Full::new(read.bytes)),
@@ -525,13 +559,35 @@ impl Endpoint {
             session_share,
             held: Held {
                 hold: Some(hold),
-                _slot: None,
-                _busy: busy,
+                _share: stream_share,
+                busy: None,
+                watch: None,
                 record: Some(record),
             },
+            activity,
             tenant,
             opener,
         })
+    }
+
+    /// A share of the event streams for a `GET` (with [`Sessions::Kept`]; the service refuses
+    /// it otherwise), or `Err` when the tenant (or the server) has every stream it may have.
+    fn stream_share(
+        &self,
+        tenant: &TenantEntry,
+        parts: &http::request::Parts,
+    ) -> Result<Option<Taken>, ()> {
+        if parts.method != Method::GET || self.inner.settings.sessions != Sessions::Kept {
+            return Ok(None);
+        }
+        match tenant.shares.streams.try_take(1) {
+            Some(share) => Ok(Some(share)),
+            None => {
+                let metrics = &self.inner.metrics;
+                metrics.refused(Some(&tenant.name), Reason::Streams);
+                Err(())
+            }
+        }
     }
 
     /// Checks that a session the request names is one its token opened, and takes a share of
@@ -561,7 +617,7 @@ impl Endpoint {
         if !opens {
             return Ok(None);
         }
-        match tenant.sessions.try_take(1) {
+        match tenant.shares.sessions.try_take(1) {
             Some(share) => Ok(Some(share)),
             None => {
                 let metrics = &self.inner.metrics;
@@ -580,6 +636,7 @@ impl Endpoint {
             json_body,
             session_share,
             mut held,
+            activity,
             tenant,
             opener,
         } = prepared;
@@ -589,15 +646,25 @@ impl Endpoint {
             .record
             .as_ref()
             .map_or_else(Instant::now, |record| record.started);
-        let deadline = inner.settings.request_timeout.map(|limit| started + limit);
+        let deadline = inner
+            .settings
+            .request_timeout
+            .and_then(|limit| started.checked_add(limit));
         let post = method == Method::POST;
-        let (service, answers) = (Arc::clone(&tenant.service), tenant.answers.clone());
+        let (service, answers) = (Arc::clone(&tenant.service), tenant.shares.answers.clone());
+        let stream = held._share.is_some();
         let answer = async move {
             let slot = match post {
                 true => answers.take(1).await,
                 false => None,
             };
-            (slot, service.service.handle(request).await)
+            // Busy from a slot (or a stream's share) taken until the answer is written; a
+            // request still waiting for its slot leaves its connection idle, and closable.
+            let busy = match post || stream {
+                true => activity.as_ref().map(Activity::busy),
+                false => None,
+            };
+            (slot, busy, service.service.handle(request).await)
         };
         let answered = match deadline {
             Some(at) => tokio::time::timeout_at(at.into(), answer).await.ok(),
@@ -608,7 +675,7 @@ impl Endpoint {
             .record
             .take()
             .unwrap_or_else(|| Record::new(method.clone()));
-        let Some((slot, mut response)) = answered else {
+        let Some((slot, busy, mut response)) = answered else {
             inner.metrics.refused(Some(&tenant.name), Reason::Busy);
             tracing::warn!(
                 tenant = %escaped(&tenant.name),
@@ -642,12 +709,14 @@ impl Endpoint {
             .metrics
             .answered(response.status().as_u16(), started.elapsed());
         held.record = Some(record);
+        held.busy = busy;
         self.send(response, held, slot, deadline)
     }
 
     /// The answer on its way: cut off at the deadline when it answers a `POST` (so a client
-    /// that does not read it cannot keep its bytes), an event stream holding its slot, and an
-    /// event stream of its own (`GET`) ended when the server starts shutting down.
+    /// that does not read it cannot keep its bytes: its connection is closed then, whether or
+    /// not hyper is still asking for frames), an event stream holding its slot, and an event
+    /// stream of its own (`GET`) ended when the server starts shutting down.
     fn send(
         &self,
         response: HttpResponse,
@@ -663,23 +732,28 @@ impl Endpoint {
         if let Some(record) = held.record.as_mut() {
             record.status = response.status().as_u16();
         }
-        let (until, warning): (CutOffAt, _) = match (post, stream) {
-            (true, _) => (
-                match deadline {
-                    Some(at) => Box::pin(tokio::time::sleep_until(at.into())),
-                    None => Box::pin(std::future::pending()),
-                },
-                Some(NOT_WRITTEN_IN_TIME),
-            ),
+        let (until, warning): (CutOffAt, _) = match (post, stream, deadline) {
+            (true, _, Some(at)) => {
+                if let Some(busy) = &held.busy {
+                    held.watch = Some(watch(busy.connection().clone(), at));
+                }
+                (
+                    Box::pin(tokio::time::sleep_until(at.into())),
+                    Some(NOT_WRITTEN_IN_TIME),
+                )
+            }
+            (true, _, None) => (Box::pin(std::future::pending()), None),
             // The client reconnects, to another replica if need be.
-            (false, true) => (
+            (false, true, _) => (
                 Box::pin(self.inner.draining.clone().cancelled_owned()),
                 None,
             ),
-            (false, false) => (Box::pin(std::future::pending()), None),
+            (false, false, _) => (Box::pin(std::future::pending()), None),
         };
         // A JSON answer is built: its slot is free; a stream holds it until it ends.
-        held._slot = if post && stream { slot } else { None };
+        if post && stream {
+            held._share = slot;
+        }
         response.map(|body| Answer::body(body, held, until, warning))
     }
 
@@ -712,9 +786,9 @@ impl Endpoint {
                 ),
             )
         };
-        match body::declared_length(headers) {
+        let declared = match body::declared_length(headers) {
             Ok(Some(length)) if length > settings.max_body_bytes as u64 => return Err(too_large()),
-            Ok(_) => {}
+            Ok(declared) => declared,
             Err(_) => {
                 return Err(closing(json_rpc_error(
                     StatusCode::BAD_REQUEST,
@@ -722,9 +796,14 @@ impl Endpoint {
                     "the Content-Length header is not a length",
                 )));
             }
-        }
-        let deadline = tokio::time::Instant::now() + settings.body_timeout;
-        body::read(body, settings.max_body_bytes, &tenant.body_kib, deadline)
+        };
+        let now = tokio::time::Instant::now();
+        // A timeout too long to add is as good as none.
+        let deadline = now
+            .checked_add(settings.body_timeout)
+            .unwrap_or_else(|| now + Duration::from_secs(86_400 * 365));
+        let max = settings.max_body_bytes;
+        body::read(body, declared, max, &tenant.shares.body_kib, deadline)
             .await
             .map_err(|error| match error {
                 BodyError::TooLarge => too_large(),
@@ -743,6 +822,23 @@ impl Endpoint {
                 )),
             })
     }
+}
+
+/// Closes `connection` at `at` unless the returned guard is dropped first (when the last byte
+/// of the answer has been written).
+fn watch(connection: Activity, at: Instant) -> tokio_util::sync::DropGuard {
+    let written = CancellationToken::new();
+    let guard = written.clone().drop_guard();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = tokio::time::sleep_until(at.into()) => {
+                tracing::warn!("{NOT_WRITTEN_IN_TIME}");
+                connection.close();
+            }
+            () = written.cancelled() => {}
+        }
+    });
+    guard
 }
 
 impl TenantTable {

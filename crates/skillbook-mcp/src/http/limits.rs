@@ -26,6 +26,11 @@ pub const DEFAULT_BODY_BYTES: u64 = 16 * 1024 * 1024;
 /// [`EndpointBuilder::max_sessions`](super::EndpointBuilder::max_sessions) says otherwise.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 
+/// How many event streams (`GET`, with sessions) may be open at once, in all, unless
+/// [`EndpointBuilder::max_streams`](super::EndpointBuilder::max_streams) says otherwise: a
+/// quarter of the default connection cap, so that streams never hold every connection.
+pub const DEFAULT_MAX_STREAMS: usize = 256;
+
 /// How long a session may go without a request before it is closed, unless
 /// [`EndpointBuilder::session_idle`](super::EndpointBuilder::session_idle) says otherwise.
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(60);
@@ -86,6 +91,9 @@ pub struct TenantLimits {
     /// Sessions open at once (with [`Sessions::Kept`](super::Sessions::Kept)); beyond it a new
     /// session is refused with HTTP 503.
     pub max_sessions: usize,
+    /// Event streams (`GET`, with sessions) open at once; beyond it a new one is refused with
+    /// HTTP 503.
+    pub max_streams: usize,
     /// Requests a second, or `None` for no limit; beyond it requests are refused with HTTP 429
     /// and `Retry-After`.
     pub rate: Option<Rate>,
@@ -101,6 +109,7 @@ impl TenantLimits {
             answer_bytes: endpoint.answer_bytes.div_ceil(2).max(1),
             body_bytes: endpoint.body_bytes.div_ceil(2).max(1),
             max_sessions: endpoint.max_sessions.div_ceil(2).max(1),
+            max_streams: endpoint.max_streams.div_ceil(2).max(1),
             rate: Some(DEFAULT_RATE),
         }
     }
@@ -109,12 +118,12 @@ impl TenantLimits {
 /// A token bucket: how many requests a tenant may still send now.
 #[derive(Debug)]
 pub(crate) struct RateLimiter {
-    rate: Option<Rate>,
     bucket: Mutex<Bucket>,
 }
 
 #[derive(Debug)]
 struct Bucket {
+    rate: Option<Rate>,
     tokens: f64,
     updated: Instant,
 }
@@ -122,20 +131,33 @@ struct Bucket {
 impl RateLimiter {
     pub(crate) fn new(rate: Option<Rate>) -> Self {
         RateLimiter {
-            rate,
             bucket: Mutex::new(Bucket {
+                rate,
                 tokens: rate.map_or(0.0, |rate| f64::from(rate.burst)),
                 updated: Instant::now(),
             }),
         }
     }
 
+    /// Makes the rate `rate` from now on; the requests the bucket holds stay (up to the new
+    /// burst).
+    pub(crate) fn set(&self, rate: Option<Rate>) {
+        let mut bucket = self.bucket.lock().unwrap_or_else(PoisonError::into_inner);
+        if bucket.rate != rate {
+            bucket.tokens = match (bucket.rate, rate) {
+                (Some(_), Some(rate)) => bucket.tokens.min(f64::from(rate.burst)),
+                (_, rate) => rate.map_or(0.0, |rate| f64::from(rate.burst)),
+            };
+            bucket.rate = rate;
+        }
+    }
+
     /// Takes one request from the bucket, or says how long until one is there.
     pub(crate) fn take(&self) -> Result<(), Duration> {
-        let Some(rate) = self.rate else {
+        let mut bucket = self.bucket.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(rate) = bucket.rate else {
             return Ok(());
         };
-        let mut bucket = self.bucket.lock().unwrap_or_else(PoisonError::into_inner);
         let now = Instant::now();
         let elapsed = now.saturating_duration_since(bucket.updated).as_secs_f64();
         bucket.tokens = (bucket.tokens + elapsed * rate.per_second).min(f64::from(rate.burst));

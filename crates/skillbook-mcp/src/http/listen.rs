@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
@@ -85,10 +85,11 @@ impl ServeOptions {
     /// How many connections are served at once. At the cap, the connection idle the longest —
     /// one with no request under way: it has sent nothing yet, or not a whole request, or it
     /// waits between requests — is closed to make room for a new one; when every connection
-    /// has a request under way, new ones wait to be accepted. While others wait to be
-    /// accepted behind it, a new connection that has sent nothing yet is closed at once at the
-    /// cap, so that a flood of idle connections cannot keep the clients queued behind it from
-    /// being served. Default [`DEFAULT_MAX_CONNECTIONS`]; `0` counts as 1.
+    /// has a request under way, new ones wait to be accepted. A connection accepted at the cap
+    /// that has sent nothing yet waits apart for its first byte, up to 100 ms (a quarter of the
+    /// cap, at least 16, may wait so; the longest waiting is closed for a newer one), so that
+    /// a flood of idle connections cannot keep the clients queued behind it from being
+    /// served. Default [`DEFAULT_MAX_CONNECTIONS`]; `0` counts as 1.
     pub fn max_connections(&mut self, connections: usize) -> &mut Self {
         self.max_connections = connections.max(1);
         self
@@ -226,9 +227,15 @@ async fn accept<F, A>(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(options.header_timeout);
+    let server = Arc::new(Connector {
+        builder,
+        handle,
+        connections: Arc::clone(&connections),
+        write_stall: options.write_stall,
+        first_byte_timeout: options.first_byte_timeout,
+    });
+    let waiting = Arc::new(WaitingRoom::new((connections.max / 4).max(16)));
     tokio::pin!(shutdown);
-    // A connection accepted ahead, while telling whether others wait behind one.
-    let mut ahead: Option<(TcpStream, SocketAddr)> = None;
     'serving: loop {
         // Room for one more connection: a free place, or an idle one that can be closed.
         loop {
@@ -243,12 +250,9 @@ async fn accept<F, A>(
                 () = &mut shutdown => break 'serving,
             }
         }
-        let accepted = match ahead.take() {
-            Some(accepted) => Ok(accepted),
-            None => tokio::select! {
-                accepted = listener.accept() => accepted,
-                () = &mut shutdown => break,
-            },
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
         };
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
@@ -259,34 +263,68 @@ async fn accept<F, A>(
             }
         };
         if connections.is_full() && !has_bytes(&stream) {
-            // At the cap, with others waiting behind it, a connection that has sent nothing
-            // is closed at once: the queue drains fast, and the clients in it that have a
-            // request waiting are served (a flood of idle connections keeps them waiting
-            // otherwise). Alone, it may be a client about to write: it takes the place of
-            // the connection idle the longest.
-            ahead = accept_now(&listener);
-            if ahead.is_some() {
-                connections.metrics.connection_closed(Closed::IdleAtCap);
-                continue;
+            // At the cap, a connection that has sent nothing yet waits a moment for its first
+            // byte apart, so that the queue of connections behind it drains at once (a flood of
+            // idle connections would keep the clients queued behind it waiting otherwise).
+            waiting.admit(stream, peer, Arc::clone(&server), graceful.watcher());
+            continue;
+        }
+        // Every connection may have turned busy while this one was accepted: it waits.
+        while !connections.make_room() {
+            let changed = connections.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if connections.make_room() {
+                break;
+            }
+            tokio::select! {
+                () = changed => {}
+                () = &mut shutdown => break 'serving,
             }
         }
-        connections.make_room();
+        server.serve(stream, peer, graceful.watcher());
+    }
+    drop(listener);
+}
+
+/// How long a connection accepted at the cap may take to send its first byte before it is
+/// closed (when no other connection has pushed it out of the waiting room before).
+const WAITING_GRACE: Duration = Duration::from_millis(100);
+
+/// Serves accepted connections with hyper and `handle`, in the connection table.
+struct Connector<F> {
+    builder: http1::Builder,
+    handle: F,
+    connections: Arc<Connections>,
+    write_stall: Duration,
+    first_byte_timeout: Duration,
+}
+
+impl<F, A> Connector<F>
+where
+    F: Fn(hyper::Request<Incoming>) -> A + Clone + Send + Sync + 'static,
+    A: Future<Output = HttpResponse> + Send + 'static,
+{
+    /// Serves `stream` in a task of its own, in the table until it ends or is closed to make
+    /// room.
+    fn serve(&self, stream: TcpStream, peer: SocketAddr, watcher: Watcher) {
         let _ = stream.set_nodelay(true);
-        let (activity, close) = connections.open();
+        let (activity, close) = self.connections.open();
         let stream = StallGuard::new(
             stream,
-            options.write_stall,
-            options.first_byte_timeout,
-            Arc::clone(&connections.metrics),
+            self.write_stall,
+            self.first_byte_timeout,
+            Arc::clone(&self.connections.metrics),
         );
-        let handle = handle.clone();
+        let handle = self.handle.clone();
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(activity.clone());
             let answered = handle(request);
             async move { Ok::<_, Infallible>(answered.await) }
         });
-        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
-        let connections = Arc::clone(&connections);
+        let connection =
+            watcher.watch(self.builder.serve_connection(TokioIo::new(stream), service));
+        let connections = Arc::clone(&self.connections);
         tokio::spawn(async move {
             tokio::select! {
                 ended = connection => if let Err(error) = ended {
@@ -299,7 +337,73 @@ async fn accept<F, A>(
             connections.close(close.id);
         });
     }
-    drop(listener);
+}
+
+/// Connections accepted at the cap that have sent nothing yet, each waiting a moment for its
+/// first byte: with one, it takes the place of the connection idle the longest; without, or
+/// when newer ones push it out (the room holds a few), it is closed.
+struct WaitingRoom {
+    waiting: Mutex<std::collections::VecDeque<(u64, CancellationToken)>>,
+    next: std::sync::atomic::AtomicU64,
+    most: usize,
+}
+
+impl WaitingRoom {
+    fn new(most: usize) -> Self {
+        WaitingRoom {
+            waiting: Mutex::new(std::collections::VecDeque::new()),
+            next: std::sync::atomic::AtomicU64::new(0),
+            most,
+        }
+    }
+
+    fn waiting(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::VecDeque<(u64, CancellationToken)>> {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Lets `stream` wait for its first byte, pushing out the connection waiting the longest
+    /// when the room is full.
+    fn admit<F, A>(
+        self: &Arc<Self>,
+        stream: TcpStream,
+        peer: SocketAddr,
+        server: Arc<Connector<F>>,
+        watcher: Watcher,
+    ) where
+        F: Fn(hyper::Request<Incoming>) -> A + Clone + Send + Sync + 'static,
+        A: Future<Output = HttpResponse> + Send + 'static,
+    {
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let pushed = CancellationToken::new();
+        {
+            let mut waiting = self.waiting();
+            waiting.push_back((id, pushed.clone()));
+            if waiting.len() > self.most
+                && let Some((_, oldest)) = waiting.pop_front()
+            {
+                oldest.cancel();
+            }
+        }
+        let room = Arc::clone(self);
+        tokio::spawn(async move {
+            let readable = tokio::select! {
+                readable = stream.readable() => readable.is_ok(),
+                () = tokio::time::sleep(WAITING_GRACE) => false,
+                () = pushed.cancelled() => false,
+            };
+            room.waiting().retain(|(waiting, _)| *waiting != id);
+            if readable && has_bytes(&stream) && server.connections.make_room() {
+                server.serve(stream, peer, watcher);
+            } else {
+                server
+                    .connections
+                    .metrics
+                    .connection_closed(Closed::IdleAtCap);
+            }
+        });
+    }
 }
 
 /// Whether `stream` has bytes waiting to be read (without waiting for any).
@@ -311,15 +415,6 @@ fn has_bytes(stream: &TcpStream) -> bool {
         stream.poll_peek(&mut context, &mut buffer),
         Poll::Ready(Ok(read)) if read > 0
     )
-}
-
-/// A connection waiting to be accepted, if there is one now (without waiting for one).
-fn accept_now(listener: &TcpListener) -> Option<(TcpStream, SocketAddr)> {
-    let mut context = Context::from_waker(std::task::Waker::noop());
-    match listener.poll_accept(&mut context) {
-        Poll::Ready(Ok(accepted)) => Some(accepted),
-        Poll::Ready(Err(_)) | Poll::Pending => None,
-    }
 }
 
 /// The connections open now, and which of them have a request under way.
@@ -455,9 +550,25 @@ impl Activity {
     }
 }
 
+impl Activity {
+    /// Closes the connection (its task drops it, and whatever its answer holds).
+    pub(crate) fn close(&self) {
+        if let Some(entry) = self.connections.table().open.get(&self.id) {
+            entry.close.cancel();
+        }
+    }
+}
+
 /// A request under way on a connection; dropped when its answer is written.
 #[derive(Debug)]
 pub(crate) struct Busy(Activity);
+
+impl Busy {
+    /// The connection the request is under way on.
+    pub(crate) fn connection(&self) -> &Activity {
+        &self.0
+    }
+}
 
 impl Drop for Busy {
     fn drop(&mut self) {

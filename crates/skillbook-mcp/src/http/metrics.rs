@@ -32,6 +32,8 @@ pub(crate) enum Reason {
     Busy,
     /// No session free.
     Sessions,
+    /// No event stream free.
+    Streams,
 }
 
 impl Reason {
@@ -45,6 +47,7 @@ impl Reason {
             Reason::ParseError => "parse_error",
             Reason::Busy => "busy",
             Reason::Sessions => "sessions",
+            Reason::Streams => "streams",
         }
     }
 }
@@ -88,6 +91,7 @@ pub(crate) struct Shares {
     pub(crate) answer_kib: u32,
     pub(crate) body_kib: u32,
     pub(crate) sessions: u32,
+    pub(crate) streams: u32,
 }
 
 impl TenantMetrics {
@@ -252,7 +256,7 @@ impl Metrics {
                 metrics.answer_bytes_in_flight.load(Ordering::Relaxed)
             );
         }
-        let gauges: [Gauge; 4] = [
+        let gauges: [Gauge; 5] = [
             (
                 "skillbook_answers_in_flight",
                 "Answer slots held now.",
@@ -270,6 +274,9 @@ impl Metrics {
             ),
             ("skillbook_sessions", "Sessions open now.", |shares| {
                 u64::from(shares.sessions)
+            }),
+            ("skillbook_streams", "Event streams open now.", |shares| {
+                u64::from(shares.streams)
             }),
         ];
         for (metric, help, value) in gauges {

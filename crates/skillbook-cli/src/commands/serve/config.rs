@@ -35,8 +35,8 @@ use skillbook::sources::{ArchiveLimits, ProvidedSkill, from_zip};
 use skillbook_mcp::http::{
     DEFAULT_ALLOWED_HOSTS, DEFAULT_ANSWER_BYTES, DEFAULT_BODY_BYTES, DEFAULT_BODY_TIMEOUT,
     DEFAULT_FIRST_BYTE_TIMEOUT, DEFAULT_MAX_ANSWERS, DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_REQUEST_TIMEOUT, DEFAULT_SESSION_IDLE,
-    EndpointBuilder, Rate, Sessions, Tenant, TenantLimits, TokenDigest,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS, DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_SESSION_IDLE, EndpointBuilder, Rate, Sessions, Tenant, TenantLimits, TokenDigest,
 };
 use skillbook_mcp::{Addresses, DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ServerBuilder};
 
@@ -72,6 +72,7 @@ struct ServerSection {
     body_bytes: Option<u64>,
     body_timeout_seconds: Option<u64>,
     max_sessions: Option<usize>,
+    max_streams: Option<usize>,
     session_idle_seconds: Option<u64>,
     write_stall_seconds: Option<u64>,
     max_connections: Option<usize>,
@@ -110,6 +111,7 @@ struct LimitsSection {
     answer_bytes: Option<u64>,
     body_bytes: Option<u64>,
     max_sessions: Option<usize>,
+    max_streams: Option<usize>,
     /// Requests a second; 0 for no limit.
     rate: Option<f64>,
     burst: Option<u32>,
@@ -130,6 +132,9 @@ impl LimitsSection {
         }
         if let Some(sessions) = self.max_sessions {
             limits.max_sessions = sessions.max(1);
+        }
+        if let Some(streams) = self.max_streams {
+            limits.max_streams = streams.max(1);
         }
         limits.rate = match (self.rate, self.burst, limits.rate) {
             (Some(rate), _, _) if rate <= 0.0 => None,
@@ -234,6 +239,25 @@ impl Config {
     /// Reads and checks the file at `path`; the addresses given on the command line win over
     /// the file's.
     pub(crate) fn load(path: &Path, command_line: &CommandLine) -> Result<Config, ConfigError> {
+        Config::read(path, command_line, None).map(|(config, _)| config)
+    }
+
+    /// Reads the file at `path` again for a server running with `current`: the tenants, their
+    /// limits and `[server.per_tenant]` are the file's, the settings only a restart applies are
+    /// kept from `current` — and named in the list returned when the file changed them.
+    pub(crate) fn reload(
+        path: &Path,
+        command_line: &CommandLine,
+        current: &Config,
+    ) -> Result<(Config, Vec<&'static str>), ConfigError> {
+        Config::read(path, command_line, Some(current))
+    }
+
+    fn read(
+        path: &Path,
+        command_line: &CommandLine,
+        current: Option<&Config>,
+    ) -> Result<(Config, Vec<&'static str>), ConfigError> {
         let listen = command_line.listen.as_deref();
         let fail = |message: String| ConfigError {
             path: path.to_owned(),
@@ -245,7 +269,19 @@ impl Config {
             .ok()
             .and_then(|absolute| absolute.parent().map(Path::to_path_buf))
             .unwrap_or_default();
-        let server = file.server;
+        let (server, unapplied) = match current {
+            None => (file.server, Vec::new()),
+            Some(current) => {
+                let unapplied = restart_only_changes(&current.server, &file.server);
+                let kept = ServerSection {
+                    per_tenant: file.server.per_tenant,
+                    instructions_budget: file.server.instructions_budget,
+                    page_size: file.server.page_size,
+                    ..current.server.clone()
+                };
+                (kept, unapplied)
+            }
+        };
         let section = server.clone();
         let listen = listen
             .or(server.listen.as_deref())
@@ -277,21 +313,16 @@ impl Config {
             .max_answers(server.max_answers.unwrap_or(DEFAULT_MAX_ANSWERS))
             .answer_bytes(server.answer_bytes.unwrap_or(DEFAULT_ANSWER_BYTES))
             .body_bytes(server.body_bytes.unwrap_or(DEFAULT_BODY_BYTES))
-            .body_timeout(
-                server
-                    .body_timeout_seconds
-                    .map_or(DEFAULT_BODY_TIMEOUT, |seconds| {
-                        Duration::from_secs(seconds.max(1))
-                    }),
-            )
+            .body_timeout(seconds_or(
+                server.body_timeout_seconds,
+                DEFAULT_BODY_TIMEOUT,
+            ))
             .max_sessions(server.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS))
-            .session_idle(
-                server
-                    .session_idle_seconds
-                    .map_or(DEFAULT_SESSION_IDLE, |seconds| {
-                        Duration::from_secs(seconds.max(1))
-                    }),
-            );
+            .max_streams(server.max_streams.unwrap_or(DEFAULT_MAX_STREAMS))
+            .session_idle(seconds_or(
+                server.session_idle_seconds,
+                DEFAULT_SESSION_IDLE,
+            ));
         let per_tenant = server.per_tenant.apply(endpoint.default_tenant_limits());
         endpoint.tenant_limits(per_tenant);
         let admin_listen = admin_address(
@@ -314,18 +345,17 @@ impl Config {
             .into_iter()
             .map(|tenant| tenant.check(&base).map_err(&fail))
             .collect::<Result<_, _>>()?;
-        Ok(Config {
+        let config = Config {
             listen,
             endpoint,
             shutdown_grace: Duration::from_secs(server.shutdown_grace_seconds.unwrap_or(10)),
             drain: Duration::from_secs(server.drain_seconds.unwrap_or(0)),
             write_stall: Duration::from_secs(server.write_stall_seconds.unwrap_or(30).max(1)),
             max_connections: server.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS),
-            first_byte_timeout: server
-                .first_byte_timeout_seconds
-                .map_or(DEFAULT_FIRST_BYTE_TIMEOUT, |seconds| {
-                    Duration::from_secs(seconds.max(1))
-                }),
+            first_byte_timeout: seconds_or(
+                server.first_byte_timeout_seconds,
+                DEFAULT_FIRST_BYTE_TIMEOUT,
+            ),
             admin_listen,
             watch: server.watch.unwrap_or(false),
             poll: Duration::from_secs(server.poll_seconds.unwrap_or(30).max(1)),
@@ -340,48 +370,48 @@ impl Config {
             },
             tenants,
             server: section,
-        })
+        };
+        Ok((config, unapplied))
     }
+}
 
-    /// The settings of `new` that differ from these and that only a restart applies (a reload
-    /// applies the tenants, their tokens and limits, and `[server.per_tenant]`).
-    pub(crate) fn restart_only_changes(&self, new: &Config) -> Vec<&'static str> {
-        let (old, new_section) = (&self.server, &new.server);
-        let mut changed = Vec::new();
-        if self.listen != new.listen {
-            changed.push("listen");
-        }
-        macro_rules! compare {
-            ($($field:ident),* $(,)?) => {
-                $(if old.$field != new_section.$field {
-                    changed.push(stringify!($field));
-                })*
-            };
-        }
-        compare!(
-            admin_listen,
-            allowed_hosts,
-            allowed_origins,
-            sessions,
-            max_body_bytes,
-            request_timeout_seconds,
-            shutdown_grace_seconds,
-            drain_seconds,
-            max_answers,
-            answer_bytes,
-            body_bytes,
-            body_timeout_seconds,
-            max_sessions,
-            session_idle_seconds,
-            write_stall_seconds,
-            max_connections,
-            first_byte_timeout_seconds,
-            watch,
-            poll_seconds,
-            store_cache_bytes,
-        );
-        changed
+/// The settings of `new` that differ from `old` and that only a restart applies (a reload
+/// applies the tenants, their tokens and limits, `[server.per_tenant]`, and how skills are
+/// served).
+fn restart_only_changes(old: &ServerSection, new: &ServerSection) -> Vec<&'static str> {
+    let mut changed = Vec::new();
+    macro_rules! compare {
+        ($($field:ident),* $(,)?) => {
+            $(if old.$field != new.$field {
+                changed.push(stringify!($field));
+            })*
+        };
     }
+    compare!(
+        listen,
+        admin_listen,
+        allowed_hosts,
+        allowed_origins,
+        sessions,
+        max_body_bytes,
+        request_timeout_seconds,
+        shutdown_grace_seconds,
+        drain_seconds,
+        max_answers,
+        answer_bytes,
+        body_bytes,
+        body_timeout_seconds,
+        max_sessions,
+        max_streams,
+        session_idle_seconds,
+        write_stall_seconds,
+        max_connections,
+        first_byte_timeout_seconds,
+        watch,
+        poll_seconds,
+        store_cache_bytes,
+    );
+    changed
 }
 
 impl TenantSection {
@@ -459,6 +489,11 @@ fn is_store_url(source: &str) -> bool {
                 .chars()
                 .all(|character| character.is_ascii_alphanumeric() || "+-.".contains(character))
     })
+}
+
+/// `seconds` (at least one) when written, else `default`.
+fn seconds_or(seconds: Option<u64>, default: Duration) -> Duration {
+    seconds.map_or(default, |seconds| Duration::from_secs(seconds.max(1)))
 }
 
 /// The configuration file's text: a regular file (not a FIFO, which could block, nor a device,
@@ -694,6 +729,30 @@ mod tests {
             let message = load(text).unwrap_err();
             assert!(message.contains(expected), "{text:?}: {message}");
         }
+    }
+
+    #[test]
+    fn a_reload_keeps_the_settings_only_a_restart_applies_and_names_them() {
+        let directory = tempfile::tempdir().unwrap();
+        fs::create_dir_all(directory.path().join("skills/acme")).unwrap();
+        let path = directory.path().join("skillbook.toml");
+        let tenant = format!(
+            "[[tenant]]\nname = \"acme\"\nsources = [\"skills/acme\"]\ntokens = [\"{DIGEST}\"]\n"
+        );
+        fs::write(&path, format!("[server]\nmax_answers = 8\n{tenant}")).unwrap();
+        let command_line = CommandLine::default();
+        let current = Config::load(&path, &command_line).unwrap();
+        fs::write(
+            &path,
+            format!("[server]\nmax_answers = 64\n[server.per_tenant]\nrate = 7\n{tenant}"),
+        )
+        .unwrap();
+        let (reloaded, unapplied) = Config::reload(&path, &command_line, &current).unwrap();
+        assert_eq!(unapplied, ["max_answers"]);
+        // The shares stay half of the totals in force, not of the file's new ones.
+        let limits = reloaded.endpoint.default_tenant_limits();
+        assert_eq!(limits.max_answers, 4);
+        assert_eq!(limits.rate.map(|rate| rate.per_second), Some(7.0));
     }
 
     #[test]
