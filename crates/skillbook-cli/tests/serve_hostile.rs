@@ -599,6 +599,8 @@ fn a_secret_on_a_broken_configuration_line_is_never_printed() {
 struct Seen {
     latencies: Vec<Duration>,
     failures: usize,
+    /// What the first few failures were.
+    reasons: Vec<String>,
 }
 
 impl Seen {
@@ -635,6 +637,7 @@ fn well_behaved(
                 let mut seen = Seen {
                     latencies: Vec::new(),
                     failures: 0,
+                    reasons: Vec::new(),
                 };
                 let steps = [
                     call(2, "skills/list", json!({})),
@@ -648,13 +651,27 @@ fn well_behaved(
                             Some(id) => Ok(in_session(&address, BETA, id, "POST", step)),
                             None => mcp(&address, Some(BETA), step),
                         };
-                        let good = answer.is_ok_and(|answer| {
-                            answer.status == 200
-                                && String::from_utf8_lossy(&answer.body).contains("\"result\"")
-                        });
+                        let failure = match answer {
+                            Err(error) => Some(error.to_string()),
+                            Ok(answer)
+                                if answer.status != 200
+                                    || !String::from_utf8_lossy(&answer.body)
+                                        .contains("\"result\"") =>
+                            {
+                                Some(format!(
+                                    "{}: {}",
+                                    answer.status,
+                                    String::from_utf8_lossy(&answer.body)
+                                ))
+                            }
+                            Ok(_) => None,
+                        };
                         seen.latencies.push(started.elapsed());
-                        if !good {
+                        if let Some(failure) = failure {
                             seen.failures += 1;
+                            if seen.reasons.len() < 3 {
+                                seen.reasons.push(failure);
+                            }
                         }
                     }
                     next += period;
@@ -667,11 +684,13 @@ fn well_behaved(
     let mut all = Seen {
         latencies: Vec::new(),
         failures: 0,
+        reasons: Vec::new(),
     };
     for thread in threads {
         let seen = thread.join().unwrap();
         all.latencies.extend(seen.latencies);
         all.failures += seen.failures;
+        all.reasons.extend(seen.reasons);
     }
     all
 }
@@ -687,7 +706,7 @@ enum Attack {
     UnreadAnswers,
     /// 3,000 sessions opened as fast as A can, then more as places free.
     Sessions,
-    /// 1,100 connections that send nothing, opened again as they close.
+    /// 1,100 connections that send nothing, those closed opened again once a second.
     IdleConnections,
 }
 
@@ -761,6 +780,8 @@ impl Attack {
                 }
             }),
             Attack::IdleConnections => (11, |address, stop| {
+                // 100 a thread, those the server closed opened again once a second: at most
+                // 1,100 new connections a second.
                 let mut held: Vec<TcpStream> = Vec::new();
                 while !stop.load(Ordering::Relaxed) {
                     held.retain(nothing_received);
@@ -770,7 +791,7 @@ impl Attack {
                             Err(_) => break,
                         }
                     }
-                    std::thread::sleep(Duration::from_millis(100));
+                    std::thread::sleep(Duration::from_secs(1));
                 }
             }),
         };
@@ -863,8 +884,9 @@ fn hostile_benchmark() {
         assert_eq!(
             seen.failures,
             0,
-            "{}: {}",
+            "{}: {:?}\n{}",
             attack.name(),
+            seen.reasons,
             server
                 .stderr()
                 .lines()

@@ -277,6 +277,8 @@ fn start_tenant(
             poller = Some(runtime.spawn(stores.poll(server.clone(), config.poll, served)));
         }
     }
+    #[cfg(not(feature = "object-store"))]
+    let _ = check;
     let running = Running {
         config: tenant.clone(),
         settings: config.skills,
@@ -322,6 +324,10 @@ async fn listen(
     running: Vec<Running>,
 ) -> anyhow::Result<(Outcome, Vec<Running>)> {
     let shutdown = shutdown();
+    // Every connection is a descriptor, and so is each one accepted at the cap while it waits
+    // for its first byte: the limit must allow them all, and files and probes besides.
+    let needed = 2 * config.max_connections + 64 + 256;
+    raise_descriptor_limit(needed);
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -516,6 +522,45 @@ async fn reload(
         }
     }
 }
+
+/// Raises the soft limit on open descriptors to `needed` (within the hard limit), and warns when
+/// even the hard limit is lower: past it, connections would fail to be accepted.
+#[cfg(unix)]
+#[expect(
+    unsafe_code,
+    reason = "getrlimit and setrlimit are the documented calls for this"
+)]
+fn raise_descriptor_limit(needed: usize) {
+    let needed = needed as libc::rlim_t;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid rlimit for getrlimit to fill in.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) } != 0 {
+        return;
+    }
+    let current = limit.rlim_cur;
+    if current >= needed {
+        return;
+    }
+    let wanted = needed.min(limit.rlim_max);
+    if wanted > current {
+        limit.rlim_cur = wanted;
+        // SAFETY: `limit` is a valid rlimit, its soft value within its hard one.
+        let _ = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raw const limit) };
+    }
+    if wanted < needed {
+        tracing::warn!(
+            "`max_connections` needs about {needed} open descriptors but the system allows \
+             {wanted}: lower `max_connections`, or raise the limit (`ulimit -n`, or \
+             LimitNOFILE= in a systemd unit)"
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn raise_descriptor_limit(_needed: usize) {}
 
 /// Prints where the server listens: the one line on stdout, `listening on URL` (and, when
 /// probes and metrics are served apart, `; admin on URL`). Under `--format json`,

@@ -86,10 +86,11 @@ impl ServeOptions {
     /// one with no request under way: it has sent nothing yet, or not a whole request, or it
     /// waits between requests — is closed to make room for a new one; when every connection
     /// has a request under way, new ones wait to be accepted. A connection accepted at the cap
-    /// that has sent nothing yet waits apart for its first byte, up to 100 ms (a quarter of the
-    /// cap, at least 16, may wait so; the longest waiting is closed for a newer one), so that
-    /// a flood of idle connections cannot keep the clients queued behind it from being
-    /// served. Default [`DEFAULT_MAX_CONNECTIONS`]; `0` counts as 1.
+    /// that has sent nothing yet waits apart for its first byte, up to 100 ms (as many as the
+    /// cap may wait so; the one waiting the longest is closed for a newer one), so that a flood
+    /// of idle connections cannot keep the clients queued behind it from being served: allow
+    /// twice the cap in open descriptors. Default [`DEFAULT_MAX_CONNECTIONS`]; `0` counts as
+    /// 1.
     pub fn max_connections(&mut self, connections: usize) -> &mut Self {
         self.max_connections = connections.max(1);
         self
@@ -234,7 +235,7 @@ async fn accept<F, A>(
         write_stall: options.write_stall,
         first_byte_timeout: options.first_byte_timeout,
     });
-    let waiting = Arc::new(WaitingRoom::new((connections.max / 4).max(16)));
+    let waiting = Arc::new(WaitingRoom::new(connections.max));
     tokio::pin!(shutdown);
     'serving: loop {
         // Room for one more connection: a free place, or an idle one that can be closed.
