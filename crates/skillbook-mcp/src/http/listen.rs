@@ -239,17 +239,11 @@ async fn accept<F, A>(
     tokio::pin!(shutdown);
     'serving: loop {
         // Room for one more connection: a free place, or an idle one that can be closed.
-        loop {
-            let changed = connections.changed.notified();
-            tokio::pin!(changed);
-            changed.as_mut().enable();
-            if connections.has_room() {
-                break;
-            }
-            tokio::select! {
-                () = changed => {}
-                () = &mut shutdown => break 'serving,
-            }
+        if !connections
+            .until(Connections::has_room, &mut shutdown)
+            .await
+        {
+            break 'serving;
         }
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
@@ -271,17 +265,11 @@ async fn accept<F, A>(
             continue;
         }
         // Every connection may have turned busy while this one was accepted: it waits.
-        while !connections.make_room() {
-            let changed = connections.changed.notified();
-            tokio::pin!(changed);
-            changed.as_mut().enable();
-            if connections.make_room() {
-                break;
-            }
-            tokio::select! {
-                () = changed => {}
-                () = &mut shutdown => break 'serving,
-            }
+        if !connections
+            .until(Connections::make_room, &mut shutdown)
+            .await
+        {
+            break 'serving;
         }
         server.serve(stream, peer, graceful.watcher());
     }
@@ -467,6 +455,27 @@ impl Connections {
 
     fn table(&self) -> std::sync::MutexGuard<'_, Table> {
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until `ready` holds, asking again whenever a connection ends or turns idle: `false`
+    /// when `shutdown` completes first.
+    async fn until(
+        &self,
+        ready: impl Fn(&Self) -> bool,
+        shutdown: &mut (impl Future<Output = ()> + Unpin),
+    ) -> bool {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if ready(self) {
+                return true;
+            }
+            tokio::select! {
+                () = changed => {}
+                () = &mut *shutdown => return false,
+            }
+        }
     }
 
     /// Whether a connection may be accepted now: there is room, or an idle one to close.
