@@ -2,7 +2,7 @@
 //! a cap on connections at which the oldest idle connection makes room, and the admin listener
 //! for probes and metrics; stopping gracefully.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
@@ -332,7 +332,8 @@ where
 /// first byte: with one, it takes the place of the connection idle the longest; without, or
 /// when newer ones push it out (the room holds a few), it is closed.
 struct WaitingRoom {
-    waiting: Mutex<std::collections::VecDeque<(u64, CancellationToken)>>,
+    /// The connections waiting, by arrival (the first waited the longest).
+    waiting: Mutex<BTreeMap<u64, CancellationToken>>,
     next: std::sync::atomic::AtomicU64,
     most: usize,
 }
@@ -340,15 +341,13 @@ struct WaitingRoom {
 impl WaitingRoom {
     fn new(most: usize) -> Self {
         WaitingRoom {
-            waiting: Mutex::new(std::collections::VecDeque::new()),
+            waiting: Mutex::new(BTreeMap::new()),
             next: std::sync::atomic::AtomicU64::new(0),
             most,
         }
     }
 
-    fn waiting(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::VecDeque<(u64, CancellationToken)>> {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, CancellationToken>> {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -368,9 +367,9 @@ impl WaitingRoom {
         let pushed = CancellationToken::new();
         {
             let mut waiting = self.waiting();
-            waiting.push_back((id, pushed.clone()));
+            waiting.insert(id, pushed.clone());
             if waiting.len() > self.most
-                && let Some((_, oldest)) = waiting.pop_front()
+                && let Some((_, oldest)) = waiting.pop_first()
             {
                 oldest.cancel();
             }
@@ -382,7 +381,7 @@ impl WaitingRoom {
                 () = tokio::time::sleep(WAITING_GRACE) => false,
                 () = pushed.cancelled() => false,
             };
-            room.waiting().retain(|(waiting, _)| *waiting != id);
+            room.waiting().remove(&id);
             if readable && has_bytes(&stream) && server.connections.make_room() {
                 server.serve(stream, peer, watcher);
             } else {
@@ -420,6 +419,43 @@ pub(crate) struct Connections {
 struct Table {
     next: u64,
     open: HashMap<u64, Entry>,
+    /// The connections with no request under way, by when they became idle: the first is the
+    /// one closed to make room.
+    idle: BTreeSet<(Instant, u64)>,
+}
+
+impl Table {
+    fn remove(&mut self, id: u64) -> Option<Entry> {
+        let entry = self.open.remove(&id)?;
+        if entry.busy == 0 {
+            self.idle.remove(&(entry.idle_since, id));
+        }
+        Some(entry)
+    }
+
+    /// One more request under way on `id`.
+    fn begin(&mut self, id: u64) {
+        if let Some(entry) = self.open.get_mut(&id) {
+            if entry.busy == 0 {
+                self.idle.remove(&(entry.idle_since, id));
+            }
+            entry.busy += 1;
+        }
+    }
+
+    /// One request less under way on `id`: whether it is idle now.
+    fn end(&mut self, id: u64) -> bool {
+        let Some(entry) = self.open.get_mut(&id) else {
+            return false;
+        };
+        entry.busy = entry.busy.saturating_sub(1);
+        if entry.busy > 0 {
+            return false;
+        }
+        entry.idle_since = Instant::now();
+        self.idle.insert((entry.idle_since, id));
+        true
+    }
 }
 
 #[derive(Debug)]
@@ -481,7 +517,7 @@ impl Connections {
     /// Whether a connection may be accepted now: there is room, or an idle one to close.
     fn has_room(&self) -> bool {
         let table = self.table();
-        table.open.len() < self.max || table.open.values().any(|entry| entry.busy == 0)
+        table.open.len() < self.max || !table.idle.is_empty()
     }
 
     /// Whether every place is taken.
@@ -496,13 +532,8 @@ impl Connections {
         if table.open.len() < self.max {
             return true;
         }
-        let oldest = table
-            .open
-            .iter()
-            .filter(|(_, entry)| entry.busy == 0)
-            .min_by_key(|(_, entry)| entry.idle_since)
-            .map(|(id, _)| *id);
-        let Some(entry) = oldest.and_then(|id| table.open.remove(&id)) else {
+        let oldest = table.idle.first().map(|(_, id)| *id);
+        let Some(entry) = oldest.and_then(|id| table.remove(id)) else {
             return false;
         };
         entry.close.cancel();
@@ -516,14 +547,16 @@ impl Connections {
         table.next += 1;
         let id = table.next;
         let token = CancellationToken::new();
+        let now = Instant::now();
         table.open.insert(
             id,
             Entry {
                 busy: 0,
-                idle_since: Instant::now(),
+                idle_since: now,
                 close: token.clone(),
             },
         );
+        table.idle.insert((now, id));
         self.metrics.connection_opened();
         (
             Activity {
@@ -536,7 +569,7 @@ impl Connections {
 
     /// The connection `id` ended.
     fn close(&self, id: u64) {
-        self.table().open.remove(&id);
+        self.table().remove(id);
         self.metrics.connection_ended();
         self.changed.notify_waiters();
     }
@@ -553,14 +586,10 @@ pub(crate) struct Activity {
 impl Activity {
     /// Marks the connection busy until the returned guard is dropped.
     pub(crate) fn busy(&self) -> Busy {
-        if let Some(entry) = self.connections.table().open.get_mut(&self.id) {
-            entry.busy += 1;
-        }
+        self.connections.table().begin(self.id);
         Busy(self.clone())
     }
-}
 
-impl Activity {
     /// Closes the connection (its task drops it, and whatever its answer holds).
     pub(crate) fn close(&self) {
         if let Some(entry) = self.connections.table().open.get(&self.id) {
@@ -583,16 +612,7 @@ impl Busy {
 impl Drop for Busy {
     fn drop(&mut self) {
         let connections = &self.0.connections;
-        let idle = match connections.table().open.get_mut(&self.0.id) {
-            Some(entry) => {
-                entry.busy = entry.busy.saturating_sub(1);
-                if entry.busy == 0 {
-                    entry.idle_since = Instant::now();
-                }
-                entry.busy == 0
-            }
-            None => false,
-        };
+        let idle = connections.table().end(self.0.id);
         if idle {
             connections.changed.notify_waiters();
         }
