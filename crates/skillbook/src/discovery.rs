@@ -372,6 +372,7 @@ impl Discovery {
 
     /// Runs discovery reading every skill file whole, and returns each file (shadowed ones too)
     /// with its text, for a checker that grades the format itself: every file is read once.
+    #[cfg(feature = "check")]
     pub(crate) fn inspect(&self) -> (Discovered, Vec<Inspected>) {
         let (found, _, inspected) = self.walk(false, parse::workers(), None, true);
         (found, inspected)
@@ -379,6 +380,7 @@ impl Discovery {
 
     /// Runs discovery, recording stamps, and tells `observer` about every directory just before
     /// it is searched (so a watcher can watch exactly those).
+    #[cfg(feature = "watch")]
     pub(crate) fn run_watched(
         &self,
         observer: &mut dyn FnMut(&Path),

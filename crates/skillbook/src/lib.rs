@@ -66,11 +66,14 @@ pub mod frontmatter;
 mod paths;
 pub mod read;
 pub mod reader;
+#[cfg(feature = "runtime")]
 pub mod runtime;
+#[cfg(feature = "search")]
 pub mod search;
 mod skill;
 pub mod sources;
 pub mod uri;
+#[cfg(feature = "check")]
 pub mod validate;
 #[cfg(feature = "watch")]
 pub mod watch;

@@ -844,7 +844,7 @@ fn disk_failure(path: &Path, error: io::Error) -> BoundaryError {
 
 /// `ELOOP`: a link met where none may be followed.
 #[cfg(unix)]
-const ELOOP: i32 = libc::ELOOP;
+const ELOOP: i32 = rustix::io::Errno::LOOP.raw_os_error();
 #[cfg(not(unix))]
 const ELOOP: i32 = -1;
 
@@ -852,10 +852,11 @@ const ELOOP: i32 = -1;
 fn is_out_of_resources(error: &io::Error) -> bool {
     #[cfg(unix)]
     {
-        matches!(
-            error.raw_os_error(),
-            Some(libc::EMFILE | libc::ENFILE | libc::ENOMEM)
-        )
+        use rustix::io::Errno;
+        let exhausted = [Errno::MFILE, Errno::NFILE, Errno::NOMEM];
+        exhausted
+            .iter()
+            .any(|errno| error.raw_os_error() == Some(errno.raw_os_error()))
     }
     #[cfg(not(unix))]
     {

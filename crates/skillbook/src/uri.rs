@@ -25,20 +25,11 @@
 
 use std::fmt;
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
-
 /// The scheme every served URI starts with.
 pub const SCHEME: &str = "skill://";
 
 /// The segment of every skill's instructions, whatever the file is called on disk.
 pub const SKILL_FILE: &str = "SKILL.md";
-
-/// Everything but the unreserved characters of RFC 3986 is encoded.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// `skill://<name>`, a skill's directory.
 #[must_use]
@@ -58,12 +49,54 @@ pub fn skill_file(name: &str) -> String {
 #[must_use]
 pub fn resource(name: &str, relative: &str) -> String {
     let mut uri = String::from(SCHEME);
-    uri.extend(utf8_percent_encode(name, SEGMENT));
+    encode_into(&mut uri, name);
     for segment in relative.split('/').filter(|segment| !segment.is_empty()) {
         uri.push('/');
-        uri.extend(utf8_percent_encode(segment, SEGMENT));
+        encode_into(&mut uri, segment);
     }
     uri
+}
+
+/// Appends `segment` with every byte but the unreserved characters of RFC 3986 (letters, digits,
+/// `-`, `.`, `_`, `~`) written as `%XX`.
+fn encode_into(uri: &mut String, segment: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &byte in segment.as_bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            uri.push(char::from(byte));
+        } else {
+            uri.push('%');
+            uri.push(char::from(HEX[usize::from(byte >> 4)]));
+            uri.push(char::from(HEX[usize::from(byte & 0x0f)]));
+        }
+    }
+}
+
+/// `text` with each `%XX` escape decoded (a `%` not followed by two hexadecimal digits is kept
+/// as it is), or `None` when the result is not UTF-8.
+pub(crate) fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while let Some(&byte) = bytes.get(index) {
+        let escaped = bytes
+            .get(index + 1..index + 3)
+            .filter(|_| byte == b'%')
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .filter(|hex| hex.bytes().all(|digit| digit.is_ascii_hexdigit()))
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(value) => {
+                decoded.push(value);
+                index += 3;
+            }
+            None => {
+                decoded.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).ok()
 }
 
 /// A parsed `skill://` URI: a skill name and a path inside the skill.
@@ -110,15 +143,13 @@ fn decode(segment: &str) -> Result<String, UriError> {
             return Err(UriError::Escape);
         }
     }
-    let decoded = percent_decode_str(segment)
-        .decode_utf8()
-        .map_err(|_| UriError::Escape)?;
-    match decoded.as_ref() {
+    let decoded = percent_decode(segment).ok_or(UriError::Escape)?;
+    match decoded.as_str() {
         "" => Err(UriError::EmptySegment),
         "." | ".." => Err(UriError::DotSegment),
         text if text.contains('/') => Err(UriError::EncodedSlash),
         text if text.contains('\0') => Err(UriError::NulByte),
-        text => Ok(text.to_owned()),
+        _ => Ok(decoded),
     }
 }
 

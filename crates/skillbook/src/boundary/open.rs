@@ -551,6 +551,7 @@ pub(crate) fn open_resolved(directory: &Dir, relative: &Path) -> io::Result<Open
 /// [`Resolve::Escape`] when a link on the way leads out of `directory` (also one swapped in
 /// after resolving), or the path enters a folder that is never served;
 /// [`Resolve::TooManyLinks`] for a chain of links too long to follow.
+#[cfg(feature = "check")]
 pub(crate) fn exists_beneath(directory: &Dir, relative: &Path) -> Result<bool, Resolve> {
     let resolved = resolve_beneath(directory, relative)?;
     if resolved.as_os_str().is_empty() {
@@ -565,6 +566,7 @@ pub(crate) fn exists_beneath(directory: &Dir, relative: &Path) -> Result<bool, R
 
 /// Opens a file the user named by its path, without blocking (a FIFO opens at once; the caller
 /// inspects [`Opened::metadata`]); follows a final link only when asked.
+#[cfg(feature = "check")]
 pub(crate) fn open_named_file(path: &Path, follow_link: bool) -> io::Result<Opened> {
     let mut options = OpenOptions::new();
     options.read(true).nonblock(true).follow(if follow_link {

@@ -295,6 +295,7 @@ fn a_first_sentence_is_cut_at_a_word_boundary_within_the_limit() {
 }
 
 #[test]
+#[cfg(feature = "search")]
 fn every_visible_skill_is_listed_or_found_by_its_name_at_any_budget() {
     let mut skills = varied_skills(40);
     skills.push(skill_at(

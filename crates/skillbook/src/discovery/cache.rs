@@ -170,6 +170,7 @@ pub struct DiscoveryCache {
     state: Mutex<State>,
     capacity: usize,
     /// Arm a file-system watcher on each scope's roots.
+    #[cfg_attr(not(feature = "watch"), allow(dead_code))]
     watch: bool,
 }
 

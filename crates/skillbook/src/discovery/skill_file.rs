@@ -17,6 +17,7 @@ use crate::frontmatter::{Needs, Progress, Scanner, SkillDocument};
 pub(crate) const HEAD_BYTES: usize = 4096;
 
 /// An opened regular skill file, handed to a parser.
+#[cfg(feature = "check")]
 pub(crate) struct OpenFile {
     pub(crate) file: File,
     pub(crate) len: u64,
@@ -118,6 +119,7 @@ pub(crate) fn read_head_cached(
 
 /// Reads as much of the file as `needs` asks, at most `max_bytes`; with `keep_text`, also
 /// returns the text read (invalid UTF-8 replaced), for a checker to quote.
+#[cfg(feature = "check")]
 pub(crate) fn read(
     mut opened: OpenFile,
     path: &Path,

@@ -37,6 +37,7 @@ pub(crate) type Observer<'o> = &'o mut dyn FnMut(&Path);
 
 /// A skill file as a checker sees it: where it is, what the reader made of it, and its text.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "check"), allow(dead_code))]
 pub(crate) struct Inspected {
     pub(crate) path: PathBuf,
     pub(crate) document: crate::frontmatter::SkillDocument,

@@ -2,8 +2,8 @@
 //! "nebula" finds a skill for planning a night of stargazing that never says "nebula".
 //!
 //! The model is a table of static vectors, one per word piece of BERT's 30,000-piece uncased
-//! English vocabulary (`meaning/pieces.txt`, `meaning/vectors.bin`: 256 signed bytes a piece),
-//! shipped in the crate: no network, no download, no runtime beyond a sum. A text is cut into
+//! English vocabulary (256 signed bytes a piece), shipped in the data-only crate
+//! `skillbook-vectors` (feature `meaning`): no network, no download, no runtime beyond a sum. A text is cut into
 //! lower-case words, each word into its longest known pieces (`unhandled` → `un`, `##hand`,
 //! `##led`); its vector is the sum of its pieces' vectors, normalized, less the direction all
 //! texts share. Two texts are as close as the cosine of their vectors.
@@ -15,7 +15,6 @@
 //! again.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use super::text::fold_accents;
 
@@ -50,21 +49,24 @@ pub(crate) type Direction = Vec<f32>;
 impl Model {
     /// The model shipped with skillbook; `None` only if its files do not agree (a build defect,
     /// caught by the crate's tests).
+    #[cfg(feature = "meaning")]
     pub(crate) fn shipped() -> Option<&'static Model> {
-        static MODEL: OnceLock<Option<Model>> = OnceLock::new();
+        static MODEL: std::sync::OnceLock<Option<Model>> = std::sync::OnceLock::new();
         MODEL
-            .get_or_init(|| {
-                Model::parse(
-                    include_str!("meaning/pieces.txt"),
-                    include_bytes!("meaning/vectors.bin"),
-                )
-            })
+            .get_or_init(|| Model::parse(skillbook_vectors::PIECES, skillbook_vectors::VECTORS))
             .as_ref()
+    }
+
+    /// Without the `meaning` feature no model is built in: search ranks by words alone.
+    #[cfg(not(feature = "meaning"))]
+    pub(crate) fn shipped() -> Option<&'static Model> {
+        None
     }
 
     /// A model from its piece list (one a line, continuations written `##piece`) and its vector
     /// file: `SKMV`, the row count and the dimensions as little-endian `u32`, the shared
     /// direction as `f32`s, each row's `f32` scale, then the rows as signed bytes.
+    #[cfg_attr(not(feature = "meaning"), allow(dead_code))]
     fn parse(pieces: &'static str, vectors: &'static [u8]) -> Option<Model> {
         let header = vectors.get(..12)?;
         if &header[..4] != b"SKMV" {

@@ -9,6 +9,7 @@ use super::{Origin, ProvidedSkill, SourceError};
 
 /// Groups `files` (relative `/`-separated paths, already validated) into skills, in path order;
 /// the first skill that cannot be made fails them all.
+#[cfg(any(feature = "embed", feature = "zip"))]
 pub(super) fn skills_from_files(
     files: BTreeMap<String, Arc<[u8]>>,
     origin: Origin,

@@ -44,7 +44,6 @@ use std::ffi::OsStr;
 use std::path::Path;
 
 use cap_std::fs::Dir;
-use percent_encoding::percent_decode_str;
 
 use crate::boundary::open::{self, EntryKind, Resolve};
 use crate::diagnostic::{Diagnostic, DiagnosticCode};
@@ -393,7 +392,7 @@ fn link_target(raw: &str) -> Option<Target> {
         return None;
     }
     let path = text.split(['?', '#']).next().unwrap_or_default();
-    let decoded = percent_decode_str(path).decode_utf8().ok()?;
+    let decoded = crate::uri::percent_decode(path)?;
     path_target(&decoded)
 }
 
