@@ -53,20 +53,18 @@ fn build() -> Tree {
         .namespaces(Vec::<String>::new())
         .extra_root(top.join("skills"))
         .discover();
-    assert_eq!(
-        found.skills.len(),
-        1,
-        "fuzz harness: discovery found {:?}",
-        found
+    let reader = SkillReader::new(&found);
+    assert!(
+        reader.names().count() == 1 && reader.contains("s"),
+        "fuzz harness: discovery found {found:?}"
     );
-    let skill = &found.skills[0];
-    let label = skill.directory.display().to_string();
+    let label = folder.display().to_string();
     let header = (!label.contains(['&', '<', '>', '"', '\'']))
         .then(|| format!("<skill_instructions name=\"s\" dir=\"{label}\">\n"));
     Tree {
-        reader: SkillReader::new(&found),
-        skill_file: skill.path.clone(),
-        data_file: skill.directory.join("data.md"),
+        reader,
+        skill_file: folder.join("SKILL.md"),
+        data_file: folder.join("data.md"),
         header,
         _directory: directory,
     }
