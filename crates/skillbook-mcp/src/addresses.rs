@@ -59,19 +59,19 @@ impl Redactor {
     /// The rewrites for the skills and roots of `resolved`, served from `workspace`.
     pub(crate) fn of(resolved: &ResolvedScope, workspace: &Path) -> Self {
         let directories = resolved
-            .skills
+            .skills()
             .iter()
             .filter_map(|skill| match skill {
                 ScopedSkill::Disk(disk) => {
-                    Some((skill.name().key(), disk.directory().to_path_buf()))
+                    Some((skill.name().key(), disk.skill().directory().to_path_buf()))
                 }
                 _ => None,
             })
             .collect();
         let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_owned());
         let mut roots: Vec<String> = resolved
-            .found
-            .read_roots
+            .found()
+            .read_roots()
             .iter()
             .map(|root| root.as_path())
             .chain([workspace.as_path()])

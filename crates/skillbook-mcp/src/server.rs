@@ -168,7 +168,7 @@ impl ServerBuilder {
     /// As [`ServerBuilder::build`].
     pub fn build_from(&self, found: Arc<Discovered>) -> Result<SkillServer, Error> {
         let resolved = self.scope.resolve_found(Arc::clone(&found))?;
-        for diagnostic in &resolved.diagnostics {
+        for diagnostic in resolved.diagnostics() {
             tracing::warn!("{diagnostic}");
         }
         let digests = Arc::new(Digests::default());
@@ -483,16 +483,16 @@ impl State {
             Redactor::none()
         };
         let entry = |skill| catalog_entry(skill, builder.addresses);
-        let mut catalog = Catalog::from_entries(resolved.skills.iter().map(entry));
-        catalog.search_tool(SEARCH_SKILLS);
+        let mut catalog = Catalog::from_entries(resolved.skills().iter().map(entry));
+        catalog = catalog.search_tool(SEARCH_SKILLS);
         if let Some(budget) = builder.instructions_budget {
-            catalog.budget(budget);
+            catalog = catalog.budget(budget);
         }
         let catalog = catalog.render();
         let tool = catalog.as_ref().map(|_| ReadTool {
             addresses: builder.addresses,
             redactor: redactor.clone(),
-            ..ReadTool::new(resolved.reader.only(|_, visible| visible))
+            ..ReadTool::new(resolved.reader().only(|_, visible| visible))
         });
         if let Some(catalog) = catalog.as_ref().filter(|catalog| catalog.over_budget) {
             tracing::warn!(
@@ -505,8 +505,8 @@ impl State {
         let search = catalog
             .as_ref()
             .filter(|catalog| catalog.tier.needs_search())
-            .map(|_| SearchTool::new(resolved.skills.iter().map(entry)));
-        let listed = listing(resolved.skills);
+            .map(|_| SearchTool::new(resolved.skills().iter().map(entry)));
+        let listed = listing(resolved.skills().to_vec());
         let served = listed
             .iter()
             .enumerate()
@@ -517,7 +517,7 @@ impl State {
         State {
             listed,
             served,
-            reader: resolved.reader,
+            reader: resolved.reader().clone(),
             tool,
             search,
             config: server_config(catalog.map(|catalog| catalog.text)),

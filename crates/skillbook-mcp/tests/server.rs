@@ -68,7 +68,7 @@ async fn initialize_declares_the_extension_and_sends_the_catalog() {
             "tools": {"listChanged": true}
         })
     );
-    let catalog = Catalog::new(&found.skills).render().unwrap();
+    let catalog = Catalog::new(found.skills()).render().unwrap();
     assert_eq!(info.instructions.as_deref(), Some(catalog.text.as_str()));
     assert!(
         !catalog.text.contains("runbook"),

@@ -85,7 +85,7 @@ fn age(path: &Path) {
 
 fn discovery(skills: usize) -> Discovery {
     let mut discovery = Discovery::new(workspace(skills));
-    discovery.home(Home::Off);
+    discovery = discovery.home(Home::Off);
     discovery
 }
 
@@ -104,7 +104,7 @@ fn cold_discovery_by_shape(bencher: Bencher, case: &str) {
     let shape = tree::Shape::named(shape).expect("a known shape");
     let skills: usize = skills.parse().expect("a number of skills");
     let mut discovery = Discovery::new(shaped_workspace(shape, skills));
-    discovery.home(Home::Off);
+    discovery = discovery.home(Home::Off);
     bencher
         .counter(ItemsCount::new(skills))
         .bench(|| discovery.discover());
@@ -137,7 +137,7 @@ fn cold_disk_discovery(bencher: Bencher, skills: usize) {
                 tree::generate(&fresh.path().join(".agents/skills"), skills, 2)
                     .expect("the benchmark tree");
                 let mut discovery = Discovery::new(fresh.path());
-                discovery.home(Home::Off);
+                discovery = discovery.home(Home::Off);
                 (Some(fresh), discovery)
             }
         })
@@ -149,7 +149,7 @@ fn warm_discovery(bencher: Bencher, skills: usize) {
     let discovery = discovery(skills);
     let cache = DiscoveryCache::new();
     let first = cache.discover(&discovery);
-    assert_eq!(first.skills.len(), skills);
+    assert_eq!(first.skills().len(), skills);
     bencher.counter(ItemsCount::new(skills)).bench(|| {
         let again = cache.discover(&discovery);
         assert!(
@@ -194,7 +194,7 @@ fn catalog_render(bencher: Bencher, skills: usize) {
     let found = discovery(skills).discover();
     bencher
         .counter(ItemsCount::new(skills))
-        .bench(|| Catalog::new(&found.skills).render());
+        .bench(|| Catalog::new(found.skills()).render());
 }
 
 /// Lines 1–50 of a SKILL.md through the skill reader every surface uses: the skill found by
@@ -203,7 +203,7 @@ fn catalog_render(bencher: Bencher, skills: usize) {
 fn skill_reader_segment(bencher: Bencher, skills: usize) {
     let found = discovery(skills).discover();
     let reader = SkillReader::new(&found);
-    let mut request = ReadRequest::new(&found.skills[skills / 2].path);
+    let mut request = ReadRequest::new(&found.skills()[skills / 2].location());
     request.end_line = Some(50);
     bencher
         .counter(ItemsCount::new(1usize))
@@ -213,9 +213,9 @@ fn skill_reader_segment(bencher: Bencher, skills: usize) {
 #[divan::bench(sample_count = 50)]
 fn read_skill_segment(bencher: Bencher) {
     let found = discovery(1_000).discover();
-    let boundary = ReadBoundary::restricted(&found.read_roots).expect("the skill root");
+    let boundary = ReadBoundary::restricted(found.read_roots()).expect("the skill root");
     let tool = ReadFile::new(&boundary);
-    let mut request = ReadRequest::new(&found.skills[500].path);
+    let mut request = ReadRequest::new(&found.skills()[500].location());
     request.end_line = Some(50);
     bencher
         .counter(ItemsCount::new(1usize))

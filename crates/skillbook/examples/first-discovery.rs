@@ -28,11 +28,11 @@ fn main() -> ExitCode {
         .unwrap_or(11_usize)
         .max(1);
     let mut discovery = Discovery::new(std::env::temp_dir());
-    discovery
+    discovery = discovery
         .home(Home::Off)
         .namespaces(Vec::<String>::new())
         .extra_root(&tree);
-    let skills = discovery.discover().skills.len();
+    let skills = discovery.discover().skills().len();
     let time = |run: &mut dyn FnMut()| {
         let started = Instant::now();
         run();

@@ -183,7 +183,7 @@ impl ReadBoundary {
             restricted: false,
         };
         boundary.add_root(workspace, Access::ReadWrite)?;
-        for record in &found.roots {
+        for record in found.root_records() {
             if boundary.roots.iter().any(|root| root.path == record.path) {
                 continue;
             }

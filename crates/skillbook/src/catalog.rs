@@ -110,21 +110,24 @@ impl<'a> Catalog<'a> {
     }
 
     /// The reader tool the instructions name. Default: [`DEFAULT_READER`] (`read_file`).
-    pub fn reader(&mut self, tool_name: impl Into<String>) -> &mut Self {
+    #[must_use]
+    pub fn reader(mut self, tool_name: impl Into<String>) -> Self {
         self.reader = tool_name.into();
         self
     }
 
     /// The search tool the instructions name from [`Tier::NamesOnly`] on. Default:
     /// [`DEFAULT_SEARCH`] (`search_skills`).
-    pub fn search_tool(&mut self, tool_name: impl Into<String>) -> &mut Self {
+    #[must_use]
+    pub fn search_tool(mut self, tool_name: impl Into<String>) -> Self {
         self.search = tool_name.into();
         self
     }
 
     /// The most characters the whole catalog may take: the first [`Tier`] that fits is
     /// rendered. Default: no limit (always [`Tier::Full`]).
-    pub fn budget(&mut self, characters: usize) -> &mut Self {
+    #[must_use]
+    pub fn budget(mut self, characters: usize) -> Self {
         self.budget = Some(characters);
         self
     }
@@ -271,7 +274,7 @@ impl<'a> From<&'a Skill> for CatalogEntry<'a> {
         CatalogEntry::new(
             skill.name.as_str(),
             skill.description.as_str(),
-            skill.path.to_string_lossy(),
+            skill.location.to_string_lossy(),
             skill.is_model_visible(),
         )
     }

@@ -29,6 +29,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use crate::boundary::open::{Anchor, FileId};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
@@ -37,12 +38,14 @@ use crate::paths;
 use crate::skill::{Skill, Source};
 
 pub(crate) mod cache;
+pub(crate) mod index;
 mod parse;
 pub(crate) mod skill_file;
 mod walk;
 #[cfg(feature = "watch")]
 pub(crate) mod watches;
 
+use index::{Entry, Index};
 pub(crate) use walk::{Inspected, Observer};
 
 pub use cache::DiscoveryCache;
@@ -147,61 +150,108 @@ pub(crate) struct RootRecord {
 }
 
 /// The outcome of discovery: all skills found and all problems met.
-#[derive(Debug, Clone, Default, PartialEq)]
-#[non_exhaustive]
+///
+/// Read-only: a host that wants fewer skills calls [`Discovered::retain`], which keeps the
+/// lookup index (shared by every [`SkillReader`](crate::SkillReader) made from this result) in
+/// step with the skills.
+#[derive(Debug, Clone, Default)]
 pub struct Discovered {
     /// Skills in priority order: by root, then by path within the root.
-    pub skills: Vec<Skill>,
+    skills: Vec<Skill>,
     /// Every root that exists as a directory (even if empty), plus followed symlink targets.
-    pub read_roots: Vec<PathBuf>,
+    read_roots: Vec<PathBuf>,
     /// Problems, in the order they were met.
-    pub diagnostics: Vec<Diagnostic>,
+    diagnostics: Vec<Diagnostic>,
     /// How each read root was opened, in the order of `read_roots`; skills refer to it.
-    pub(crate) roots: Vec<RootRecord>,
-    /// The skill readers' index of these skills, built the first time a reader needs it.
-    pub(crate) index: IndexMemo,
+    roots: Vec<RootRecord>,
+    /// The skills by folder and by name, built the first time a lookup or a reader needs it.
+    index: OnceLock<Arc<Index>>,
 }
 
-/// The reader's index of a discovery's skills, built once and shared by every reader of it.
-/// Two results are equal whatever their memos hold.
-#[derive(Clone, Default)]
-pub(crate) struct IndexMemo(std::sync::OnceLock<std::sync::Arc<crate::reader::Index>>);
-
-impl std::fmt::Debug for IndexMemo {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("IndexMemo")
-    }
-}
-
-impl PartialEq for IndexMemo {
-    fn eq(&self, _other: &Self) -> bool {
-        true
+impl PartialEq for Discovered {
+    /// Two results are equal when their skills, roots and diagnostics are; the index is derived.
+    fn eq(&self, other: &Self) -> bool {
+        self.skills == other.skills
+            && self.read_roots == other.read_roots
+            && self.diagnostics == other.diagnostics
+            && self.roots == other.roots
     }
 }
 
 impl Discovered {
-    /// The skill readers' index of these skills (built on first use).
-    pub(crate) fn reader_index(&self) -> std::sync::Arc<crate::reader::Index> {
-        std::sync::Arc::clone(
-            self.index
-                .0
-                .get_or_init(|| std::sync::Arc::new(crate::reader::Index::of_discovered(self))),
-        )
+    /// Skills in priority order: by root, then by path within the root.
+    #[must_use]
+    pub fn skills(&self) -> &[Skill] {
+        &self.skills
     }
-}
 
-impl Discovered {
-    /// The skill with this name (compared trimmed and lower-cased).
+    /// Every root that exists as a directory (even if empty), plus followed symlink targets:
+    /// the folders a reader made from this result may read beneath.
+    #[must_use]
+    pub fn read_roots(&self) -> &[PathBuf] {
+        &self.read_roots
+    }
+
+    /// Problems, in the order they were met.
+    #[must_use]
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The skills and the diagnostics, taken out of the result.
+    #[must_use]
+    pub fn into_parts(self) -> (Vec<Skill>, Vec<Diagnostic>) {
+        (self.skills, self.diagnostics)
+    }
+
+    /// Keeps only the skills `keep` accepts (in their order). Readers made afterwards serve
+    /// only these; readers made before keep what they had.
+    pub fn retain(&mut self, keep: impl FnMut(&Skill) -> bool) {
+        self.skills.retain(keep);
+        self.index = OnceLock::new();
+    }
+
+    /// The skill with this name (compared trimmed and ignoring case).
+    #[must_use]
     pub fn get(&self, name: &str) -> Option<&Skill> {
-        let key = name_key(name);
-        self.skills.iter().find(|skill| skill.name.key() == key)
+        let position = *self.index().by_key.get(&name_key(name))?;
+        self.skills.get(position)
     }
 
     /// Whether any diagnostic is an error.
+    #[must_use]
     pub fn has_errors(&self) -> bool {
         self.diagnostics
             .iter()
             .any(|diagnostic| diagnostic.severity == Severity::Error)
+    }
+
+    /// The skills by folder and by name (built on first use, shared by every reader).
+    pub(crate) fn index(&self) -> Arc<Index> {
+        Arc::clone(
+            self.index
+                .get_or_init(|| Arc::new(Index::of(self.skills.iter().map(Entry::of_skill)))),
+        )
+    }
+
+    /// How each read root was opened, in the order of [`Discovered::read_roots`].
+    pub(crate) fn root_records(&self) -> &[RootRecord] {
+        &self.roots
+    }
+
+    /// A result holding `skills` found beneath `roots`, with `diagnostics`.
+    pub(crate) fn from_parts(
+        skills: Vec<Skill>,
+        roots: Vec<RootRecord>,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        Discovered {
+            skills,
+            read_roots: roots.iter().map(|root| root.path.clone()).collect(),
+            diagnostics,
+            roots,
+            index: OnceLock::new(),
+        }
     }
 }
 
@@ -222,7 +272,7 @@ pub fn discover_default(workspace: impl AsRef<Path>) -> Discovered {
 /// std::fs::write(skill.join("SKILL.md"), "---\nname: review\ndescription: Review code.\n---\n")?;
 ///
 /// let found = Discovery::new(workspace.path()).home(Home::Off).discover();
-/// assert_eq!(found.skills[0].name, "review");
+/// assert_eq!(found.skills()[0].name(), "review");
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -253,7 +303,8 @@ impl Discovery {
     }
 
     /// Replaces the namespace list. Default: [`DEFAULT_NAMESPACES`].
-    pub fn namespaces<I, S>(&mut self, namespaces: I) -> &mut Self
+    #[must_use]
+    pub fn namespaces<I, S>(mut self, namespaces: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -263,44 +314,50 @@ impl Discovery {
     }
 
     /// Which home directory to search. Default: [`Home::FromEnv`].
-    pub fn home(&mut self, home: Home) -> &mut Self {
+    #[must_use]
+    pub fn home(mut self, home: Home) -> Self {
         self.home = home;
         self
     }
 
     /// Adds an extra root, searched after the workspace and home roots. A relative path resolves
     /// against the workspace. Default: none.
-    pub fn extra_root(&mut self, root: impl AsRef<Path>) -> &mut Self {
+    #[must_use]
+    pub fn extra_root(mut self, root: impl AsRef<Path>) -> Self {
         self.extra_roots.push(root.as_ref().to_path_buf());
         self
     }
 
     /// Adds several extra roots, in order.
-    pub fn extra_roots<I, P>(&mut self, roots: I) -> &mut Self
+    #[must_use]
+    pub fn extra_roots<I, P>(mut self, roots: I) -> Self
     where
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
         for root in roots {
-            self.extra_root(root);
+            self = self.extra_root(root);
         }
         self
     }
 
     /// The symlink policy. Default: [`SymlinkPolicy::Skip`].
-    pub fn symlinks(&mut self, policy: SymlinkPolicy) -> &mut Self {
+    #[must_use]
+    pub fn symlinks(mut self, policy: SymlinkPolicy) -> Self {
         self.symlinks = policy;
         self
     }
 
     /// The duplicate-name policy. Default: [`DuplicatePolicy::Shadow`].
-    pub fn duplicates(&mut self, policy: DuplicatePolicy) -> &mut Self {
+    #[must_use]
+    pub fn duplicates(mut self, policy: DuplicatePolicy) -> Self {
         self.duplicates = policy;
         self
     }
 
     /// Walk bounds. Default: [`Limits::default`].
-    pub fn limits(&mut self, limits: Limits) -> &mut Self {
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
     }
@@ -435,13 +492,7 @@ impl Discovery {
             diagnostics = diagnostics.len(),
             "discovery finished"
         );
-        let found = Discovered {
-            skills,
-            read_roots: roots.iter().map(|root| root.path.clone()).collect(),
-            diagnostics,
-            roots,
-            index: IndexMemo::default(),
-        };
+        let found = Discovered::from_parts(skills, roots, diagnostics);
         (found, stamps, inspected)
     }
 
@@ -457,7 +508,7 @@ impl Discovery {
             for (index, skill) in candidates.iter().enumerate() {
                 match first_by_key.entry(skill.name.key()) {
                     std::collections::hash_map::Entry::Occupied(winner) => {
-                        let winner = &candidates[*winner.get()].path;
+                        let winner = &candidates[*winner.get()].location;
                         diagnostics.push(self.duplicate_diagnostic(skill, winner));
                         keep[index] = false;
                     }
@@ -480,7 +531,7 @@ impl Discovery {
         Diagnostic::new(
             severity,
             code,
-            &loser.path,
+            &loser.location,
             format!(
                 "skill `{}` is ignored: {} has the same name and comes first. Rename one of \
                  them (names are compared ignoring case)",

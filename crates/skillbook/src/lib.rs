@@ -20,11 +20,11 @@
 //!
 //! // Discovery never fails as a whole: problems come back as diagnostics.
 //! let found = Discovery::new(workspace.path()).home(Home::Off).discover();
-//! assert_eq!(found.skills.len(), 1);
-//! assert!(found.diagnostics.is_empty());
+//! assert_eq!(found.skills().len(), 1);
+//! assert!(found.diagnostics().is_empty());
 //!
 //! // The catalog lists name, description and location, never the body.
-//! let catalog = Catalog::new(&found.skills).render().expect("one visible skill");
+//! let catalog = Catalog::new(found.skills()).render().expect("one visible skill");
 //! assert!(catalog.text.contains("<name>code-review</name>"));
 //! assert!(catalog.text.contains("bugs &amp; style"));
 //! let system_prompt = catalog.append_to("You are a careful engineer.");

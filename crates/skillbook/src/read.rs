@@ -107,7 +107,7 @@ impl KnownSkill {
 
 impl From<&crate::Skill> for KnownSkill {
     fn from(skill: &crate::Skill) -> Self {
-        KnownSkill::new(skill.name.as_str(), &skill.path, skill.directory())
+        KnownSkill::new(skill.name.as_str(), &skill.location, skill.directory())
     }
 }
 

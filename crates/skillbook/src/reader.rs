@@ -118,7 +118,7 @@ impl SkillReader {
     #[must_use]
     pub fn new(found: &Discovered) -> Self {
         let roots: Arc<[ReaderRoot]> = found
-            .roots
+            .root_records()
             .iter()
             .map(|record| ReaderRoot {
                 record: record.clone(),
@@ -127,7 +127,7 @@ impl SkillReader {
             .collect();
         SkillReader {
             roots,
-            disk: found.reader_index(),
+            disk: found.index(),
             memory: Arc::default(),
             filter: None,
             base: Arc::default(),
@@ -179,14 +179,16 @@ impl SkillReader {
 
     /// Sets the read tool's size limit in bytes; `None` disables it (default
     /// [`DEFAULT_MAX_FILE_BYTES`]).
-    pub fn max_file_bytes(&mut self, limit: Option<u64>) -> &mut Self {
+    #[must_use]
+    pub fn max_file_bytes(mut self, limit: Option<u64>) -> Self {
         self.max_file_bytes = limit;
         self
     }
 
     /// Sets how many bytes past a segment the read tool scans to learn `totalLines` (default
     /// [`DEFAULT_LOOK_AHEAD_BYTES`]).
-    pub fn look_ahead_bytes(&mut self, bytes: u64) -> &mut Self {
+    #[must_use]
+    pub fn look_ahead_bytes(mut self, bytes: u64) -> Self {
         self.look_ahead_bytes = bytes;
         self
     }
@@ -866,11 +868,16 @@ fn is_out_of_resources(error: &io::Error) -> bool {
 }
 
 mod file;
-mod index;
 #[cfg(test)]
 mod tests;
 
+use crate::discovery::index::{Body, Entry, Index};
 use file::{Content, MemoryBytes};
 pub use file::{FileVersion, SkillFileReader};
-pub(crate) use index::Index;
-use index::{Base, Body, Entry};
+
+/// The folder a relative path resolves against.
+enum Base<'a> {
+    None,
+    One(&'a Path),
+    Several,
+}

@@ -207,34 +207,39 @@ impl SkillRuntime {
     /// one `stat` per recorded path on each run; pass [`DiscoveryCache::watching`] to reuse a
     /// result without touching the disk while nothing changed, or one cache to share it between
     /// runtimes.
-    pub fn cache(&mut self, cache: Arc<DiscoveryCache>) -> &mut Self {
+    #[must_use]
+    pub fn cache(mut self, cache: Arc<DiscoveryCache>) -> Self {
         self.cache = cache;
         self
     }
 
     /// The catalog's character budget: the first [`crate::Tier`] that fits is used, and from
     /// [`crate::Tier::NamesOnly`] on the run also offers `search_skills`. Default: none.
-    pub fn catalog_budget(&mut self, characters: usize) -> &mut Self {
+    #[must_use]
+    pub fn catalog_budget(mut self, characters: usize) -> Self {
         self.catalog_budget = Some(characters);
         self
     }
 
     /// Size limits for host-selected skills. Default: [`SelectedLimits::default`].
-    pub fn selected_limits(&mut self, limits: SelectedLimits) -> &mut Self {
+    #[must_use]
+    pub fn selected_limits(mut self, limits: SelectedLimits) -> Self {
         self.selected_limits = limits;
         self
     }
 
     /// Also offer the `activate_skill` fallback tool, for runtimes that cannot read files.
     /// Default: off.
-    pub fn activate_tool(&mut self, enabled: bool) -> &mut Self {
+    #[must_use]
+    pub fn activate_tool(mut self, enabled: bool) -> Self {
         self.activate_tool = enabled;
         self
     }
 
     /// A host policy consulted before every skill read. It sees the canonical name `read_file`
     /// even when the reader is aliased. Default: none.
-    pub fn policy(&mut self, policy: impl ReadPolicy + 'static) -> &mut Self {
+    #[must_use]
+    pub fn policy(mut self, policy: impl ReadPolicy + 'static) -> Self {
         self.policy = Some(Arc::new(policy));
         self
     }
@@ -273,7 +278,7 @@ impl SkillRuntime {
                 tools: request.host_tools.clone(),
                 items: item.into_iter().collect(),
                 catalog: None,
-                diagnostics: resolved.diagnostics.clone(),
+                diagnostics: resolved.diagnostics().to_vec(),
                 definitions: Vec::new(),
                 executor: None,
                 request,
@@ -308,7 +313,7 @@ impl SkillRuntime {
         // The model-visible skills and the selected ones; a manual-only skill that was not
         // selected stays unreadable.
         let reader = resolved
-            .reader
+            .reader()
             .only(move |name, visible| visible || selected.contains(&name.key()));
         let executor = Executor::new(reader_name, reader, activate, search, self.policy.clone());
         let mut tools = request.host_tools.clone();
@@ -318,7 +323,7 @@ impl SkillRuntime {
             tools,
             items: item.into_iter().collect(),
             catalog,
-            diagnostics: resolved.diagnostics.clone(),
+            diagnostics: resolved.diagnostics().to_vec(),
             definitions: executor.definitions(),
             executor: Some(executor),
             request,

@@ -44,28 +44,67 @@ impl Source {
 pub struct Skill {
     /// The name: front matter `name`, else the body's first heading, else the directory name
     /// (the first of these that is a usable [`SkillName`]).
-    pub name: SkillName,
+    pub(crate) name: SkillName,
     /// The description: front matter `description`, else the body's first paragraph, else
     /// [`DEFAULT_DESCRIPTION`].
-    pub description: String,
-    /// The skill file (`SKILL.md` or `skill.md`), absolute. Under `--symlinks follow` a skill
-    /// file that is a link keeps this path; only that one file is read through the link.
-    pub path: PathBuf,
+    pub(crate) description: String,
+    /// The skill file (`SKILL.md` or `skill.md`), absolute.
+    pub(crate) location: PathBuf,
     /// Whether the root lies inside the workspace.
-    pub source: Source,
-    /// `disable-model-invocation: true`: the host may select the skill, the model never sees it
-    /// in the catalog.
-    pub disable_model_invocation: bool,
-    /// The front matter text exactly as written between the `---` lines. Its fields are read
-    /// from it when asked ([`Skill::front_matter`]): a skill keeps the text alone, which holds
-    /// a fraction of the memory of the fields read. (Changing it changes what
-    /// [`Skill::front_matter`] reads, by the rules of the front matter as discovery found it:
-    /// closed by a `---` line or not.)
-    pub raw_front_matter: Option<String>,
+    pub(crate) source: Source,
+    /// `disable-model-invocation: true`.
+    pub(crate) disable_model_invocation: bool,
+    /// The front matter text exactly as written between the `---` lines.
+    pub(crate) raw_front_matter: Option<String>,
     /// A closing `---` ended the front matter.
     pub(crate) front_matter_closed: bool,
     /// How a reader reaches the skill folder again, and what discovery found there.
     pub(crate) place: Place,
+}
+
+impl Skill {
+    /// The name: front matter `name`, else the body's first heading, else the directory name
+    /// (the first of these that is a usable [`SkillName`]).
+    #[must_use]
+    pub fn name(&self) -> &SkillName {
+        &self.name
+    }
+
+    /// The description: front matter `description`, else the body's first paragraph, else
+    /// [`DEFAULT_DESCRIPTION`].
+    #[must_use]
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Where the skill file (`SKILL.md` or `skill.md`) is, absolute: what the catalog and
+    /// `list` show as its location. Under `--symlinks follow` a skill file that is a link keeps
+    /// this path; only that one file is read through the link.
+    #[must_use]
+    pub fn location(&self) -> &Path {
+        &self.location
+    }
+
+    /// Whether the root lies inside the workspace.
+    #[must_use]
+    pub fn source(&self) -> Source {
+        self.source
+    }
+
+    /// `disable-model-invocation: true`: the host may select the skill, the model never sees it
+    /// in the catalog.
+    #[must_use]
+    pub fn disable_model_invocation(&self) -> bool {
+        self.disable_model_invocation
+    }
+
+    /// The front matter text exactly as written between the `---` lines. Its fields are read
+    /// from it when asked ([`Skill::front_matter`]): a skill keeps the text alone, which holds a
+    /// fraction of the memory of the fields read.
+    #[must_use]
+    pub fn raw_front_matter(&self) -> Option<&str> {
+        self.raw_front_matter.as_deref()
+    }
 }
 
 impl Serialize for Skill {
@@ -74,7 +113,7 @@ impl Serialize for Skill {
         let mut skill = serializer.serialize_struct("Skill", 8)?;
         skill.serialize_field("name", &self.name)?;
         skill.serialize_field("description", &self.description)?;
-        skill.serialize_field("location", &self.path.to_string_lossy())?;
+        skill.serialize_field("location", &self.location.to_string_lossy())?;
         skill.serialize_field("directory", &self.directory().to_string_lossy())?;
         skill.serialize_field("source", &self.source)?;
         skill.serialize_field("disable_model_invocation", &self.disable_model_invocation)?;
@@ -206,7 +245,7 @@ impl Skill {
         Skill {
             name: SkillName::unset(),
             description: String::new(),
-            path,
+            location: path,
             source,
             disable_model_invocation: false,
             raw_front_matter: None,
@@ -219,7 +258,7 @@ impl Skill {
     /// fallbacks of SPEC §2.3. A name that cannot be a [`SkillName`] is reported and the next
     /// one in line is used.
     pub(crate) fn read_from(&mut self, document: SkillHead, diagnostics: &mut Vec<Diagnostic>) {
-        let path = &self.path;
+        let path = &self.location;
         self.name = resolve_name(&document, path, self.directory(), diagnostics);
         let description = first_non_blank([document.description, document.first_paragraph])
             .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
@@ -254,19 +293,21 @@ impl Skill {
         }
     }
 
-    /// The skill directory, absolute: the folder of [`Skill::path`]. Relative paths in the
+    /// The skill directory, absolute: the folder of [`Skill::location`]. Relative paths in the
     /// skill resolve against it.
     #[must_use]
     pub fn directory(&self) -> &Path {
-        self.path.parent().unwrap_or(Path::new(""))
+        self.location.parent().unwrap_or(Path::new(""))
     }
 
     /// The key under which names collide: trimmed and lower-cased.
+    #[must_use]
     pub fn key(&self) -> String {
         self.name.key()
     }
 
     /// Whether the model may see this skill in the catalog.
+    #[must_use]
     pub fn is_model_visible(&self) -> bool {
         !self.disable_model_invocation
     }

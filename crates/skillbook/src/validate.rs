@@ -166,20 +166,23 @@ impl Checker {
     /// Accepts a front matter field the format does not define, as if it did: no
     /// `unknown_field` for it. For fields a client you target reads; [`CLIENT_FIELDS`] are
     /// accepted already.
-    pub fn allow_field(&mut self, name: impl Into<String>) -> &mut Self {
+    #[must_use]
+    pub fn allow_field(mut self, name: impl Into<String>) -> Self {
         self.allowed_fields.push(name.into());
         self
     }
 
     /// What to do with symbolic links below a directory, and with a linked `SKILL.md` given
     /// directly. Default: [`SymlinkPolicy::Skip`], as in discovery.
-    pub fn symlinks(&mut self, policy: SymlinkPolicy) -> &mut Self {
+    #[must_use]
+    pub fn symlinks(mut self, policy: SymlinkPolicy) -> Self {
         self.symlinks = policy;
         self
     }
 
     /// Walk bounds and the largest skill file read. Default: [`Limits::default`].
-    pub fn limits(&mut self, limits: Limits) -> &mut Self {
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
     }
@@ -260,7 +263,7 @@ impl Checker {
     fn check_directory(&self, directory: &Path) -> Report {
         let mut discovery = Discovery::new(directory);
         let absolute = discovery.workspace().to_path_buf();
-        discovery
+        discovery = discovery
             .home(Home::Off)
             .namespaces(Vec::<String>::new())
             .extra_root(&absolute)
@@ -270,7 +273,8 @@ impl Checker {
         // are graded again below for this mode, its walk findings are kept as they are.
         let (found, inspected) = discovery.inspect();
         let walk_diagnostics: Vec<Diagnostic> = found
-            .diagnostics
+            .into_parts()
+            .1
             .into_iter()
             .filter(|diagnostic| {
                 class(diagnostic.code) == Class::Walk || diagnostic.code == DiagnosticCode::Shadowed

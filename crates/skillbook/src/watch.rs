@@ -82,14 +82,14 @@ impl Changes {
     /// as changed even when its front matter did not).
     pub fn between(before: &Discovered, after: &Discovered, touched: &[PathBuf]) -> Changes {
         let index = |found: &Discovered| -> BTreeMap<String, usize> {
-            (0..found.skills.len())
-                .map(|position| (found.skills[position].key(), position))
+            (0..found.skills().len())
+                .map(|position| (found.skills()[position].key(), position))
                 .collect()
         };
         let (old, new) = (index(before), index(after));
         // The skill folders a touched path lies in (one lookup per component of each path).
-        let folders: std::collections::HashMap<&Path, usize> = (0..after.skills.len())
-            .map(|position| (after.skills[position].directory(), position))
+        let folders: std::collections::HashMap<&Path, usize> = (0..after.skills().len())
+            .map(|position| (after.skills()[position].directory(), position))
             .collect();
         let touched_skills: std::collections::HashSet<usize> = touched
             .iter()
@@ -98,12 +98,12 @@ impl Changes {
             .collect();
         let mut changes = Changes::default();
         for (key, &position) in &new {
-            let skill = &after.skills[position];
+            let skill = &after.skills()[position];
             match old.get(key) {
                 None => changes.added.push(skill.name.clone()),
                 Some(&previous) => {
                     let touched_inside = touched_skills.contains(&position);
-                    if before.skills[previous] != *skill || touched_inside {
+                    if before.skills()[previous] != *skill || touched_inside {
                         changes.changed.push(skill.name.clone());
                     }
                 }
@@ -111,7 +111,7 @@ impl Changes {
         }
         for (key, &position) in &old {
             if !new.contains_key(key) {
-                changes.removed.push(before.skills[position].name.clone());
+                changes.removed.push(before.skills()[position].name.clone());
             }
         }
         changes.added.sort();
@@ -256,7 +256,7 @@ impl Worker {
         let watches = Arc::clone(&self.watches);
         let mut observe = |directory: &Path| watches.observe(directory);
         let (found, stamps) = self.discovery.run_watched(&mut observe);
-        self.read_roots.clone_from(&found.read_roots);
+        self.read_roots = found.read_roots().to_vec();
         if self.watches.is_complete() {
             self.stamps = None;
         } else {

@@ -236,19 +236,19 @@ fn discovery_never_lists_an_outside_skill_while_folders_are_swapped() {
         "---\nname: aaa\ndescription: First.\n---\n",
     );
     let mut discovery = Discovery::new(tree.workspace());
-    discovery.home(Home::Off);
+    discovery = discovery.home(Home::Off);
     let mut seen = [0_usize; 2];
     let mut tally = Tally::default();
     for target in [tree.root().join("pdf"), tree.root()] {
         let swapper = tree.swap(&target);
         for number in 0..READS / 3 {
             let found = discovery.discover();
-            for skill in &found.skills {
-                assert!(!skill.description.contains(MARKER), "{skill:?}");
-                assert!(!skill.name.contains(MARKER), "{skill:?}");
-                assert!(skill.path.starts_with(tree.root()), "{skill:?}");
+            for skill in found.skills() {
+                assert!(!skill.description().contains(MARKER), "{skill:?}");
+                assert!(!skill.name().contains(MARKER), "{skill:?}");
+                assert!(skill.location().starts_with(tree.root()), "{skill:?}");
             }
-            if found.skills.iter().any(|skill| skill.name == "pdf") {
+            if found.skills().iter().any(|skill| skill.name() == "pdf") {
                 seen[1] += 1;
                 // A reader built from this discovery serves the folder it found, or refuses.
                 let reader = SkillReader::new(&found);

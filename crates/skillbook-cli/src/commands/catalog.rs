@@ -25,10 +25,10 @@ struct CatalogJson<'a> {
 
 pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Outcome> {
     let found = settings::discovery(common).discover();
-    let mut catalog = Catalog::new(&found.skills);
-    catalog.reader(&args.tool_name);
+    let mut catalog = Catalog::new(found.skills());
+    catalog = catalog.reader(&args.tool_name);
     if let Some(budget) = args.budget {
-        catalog.budget(budget);
+        catalog = catalog.budget(budget);
     }
     let rendered = catalog.render();
     match common.format {
@@ -41,7 +41,7 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
             listed: rendered.as_ref().map_or(0, |catalog| catalog.listed),
             left_out: rendered.as_ref().map_or(0, |catalog| catalog.left_out),
             over_budget: rendered.as_ref().is_some_and(|catalog| catalog.over_budget),
-            diagnostics: &found.diagnostics,
+            diagnostics: found.diagnostics(),
         })?,
         Format::Text => {
             if let Some(rendered) = &rendered {
@@ -50,7 +50,7 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
                     eprintln!("{}", tier_note(rendered, args.budget.unwrap_or(0)));
                 }
             }
-            output::diagnostics(&found.diagnostics);
+            output::diagnostics(found.diagnostics());
         }
     }
     output::leave(found);

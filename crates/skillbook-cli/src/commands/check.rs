@@ -42,9 +42,9 @@ pub(crate) fn run(common: &CommonArgs, args: &CheckArgs) -> anyhow::Result<Outco
         Mode::Standard
     };
     let mut checker = Checker::new(mode);
-    checker.symlinks(settings::symlink_policy(common.symlinks));
+    checker = checker.symlinks(settings::symlink_policy(common.symlinks));
     for field in &args.allow_fields {
-        checker.allow_field(field);
+        checker = checker.allow_field(field);
     }
     let report = if args.paths.is_empty() {
         checker.check_roots(&settings::discovery(common))

@@ -23,14 +23,18 @@ const MAX_THREADS: usize = 4;
 /// thread per core (at most [`MAX_THREADS`]), a chunk at a time (each skill reads its front matter's fields again, which
 /// is most of the work), written in order with only a few chunks held at once.
 fn print_json(found: &Discovered) -> anyhow::Result<()> {
-    let read_roots: Vec<String> = found.read_roots.iter().map(|root| display(root)).collect();
+    let read_roots: Vec<String> = found
+        .read_roots()
+        .iter()
+        .map(|root| display(root))
+        .collect();
     let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     stdout.write_all(b"{\n  \"skills\": ")?;
-    print_skills(&mut stdout, &found.skills)?;
+    print_skills(&mut stdout, found.skills())?;
     stdout.write_all(b",\n  \"read_roots\": ")?;
     serde_json::to_writer_pretty(Indented::new(&mut stdout, 2), &read_roots)?;
     stdout.write_all(b",\n  \"diagnostics\": ")?;
-    serde_json::to_writer_pretty(Indented::new(&mut stdout, 2), &found.diagnostics)?;
+    serde_json::to_writer_pretty(Indented::new(&mut stdout, 2), found.diagnostics())?;
     stdout.write_all(b"\n}\n")?;
     stdout.flush()?;
     Ok(())
@@ -147,7 +151,7 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
         Format::Json => print_json(&found)?,
         Format::Text => {
             print_text(&found)?;
-            output::diagnostics(&found.diagnostics);
+            output::diagnostics(found.diagnostics());
         }
     }
     output::leave(found);
@@ -160,17 +164,17 @@ fn display(path: &Path) -> String {
 
 fn print_text(found: &Discovered) -> io::Result<()> {
     let mut stdout = io::BufWriter::new(io::stdout().lock());
-    if found.skills.is_empty() {
+    if found.skills().is_empty() {
         writeln!(stdout, "No skills found.")?;
     }
     let width = found
-        .skills
+        .skills()
         .iter()
-        .map(|skill| skill.name.chars().count())
+        .map(|skill| skill.name().chars().count())
         .max()
         .unwrap_or(0);
-    for skill in &found.skills {
-        let manual = if skill.disable_model_invocation {
+    for skill in found.skills() {
+        let manual = if skill.disable_model_invocation() {
             "  (manual only)"
         } else {
             ""
@@ -178,15 +182,15 @@ fn print_text(found: &Discovered) -> io::Result<()> {
         writeln!(
             stdout,
             "{:<width$}  {:<9}  {}{manual}",
-            output::printable(&skill.name),
-            skill.source.as_str(),
-            output::printable(&skill.path.to_string_lossy())
+            output::printable(&skill.name()),
+            skill.source().as_str(),
+            output::printable(&skill.location().to_string_lossy())
         )?;
         writeln!(
             stdout,
             "{:<width$}  {}",
             "",
-            output::printable(&skill.description)
+            output::printable(&skill.description())
         )?;
     }
     stdout.flush()

@@ -12,7 +12,7 @@ use crate::settings;
 pub(crate) fn run(common: &CommonArgs, args: &ReadArgs) -> anyhow::Result<Outcome> {
     let discovery = settings::discovery(common);
     let found = discovery.discover();
-    output::diagnostics(&found.diagnostics);
+    output::diagnostics(found.diagnostics());
     let mut request = ReadRequest::new(&args.path);
     if let Some(start_line) = args.start_line {
         request.start_line = start_line;
@@ -33,7 +33,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ReadArgs) -> anyhow::Result<Outcom
             }
         };
         let mut tool = ReadFile::new(&boundary);
-        tool.skills(found.skills.iter().map(KnownSkill::from));
+        tool.skills(found.skills().iter().map(KnownSkill::from));
         tool.read(&request)
     };
     match result {

@@ -20,14 +20,14 @@ struct Found<'a> {
 
 pub(crate) fn run(common: &CommonArgs, args: &SearchArgs) -> anyhow::Result<Outcome> {
     let found = settings::discovery(common).discover();
-    let index = SearchIndex::new(found.skills.iter().map(CatalogEntry::from));
+    let index = SearchIndex::new(found.skills().iter().map(CatalogEntry::from));
     let query = args.query.join(" ");
     let limit = usize::try_from(args.limit).unwrap_or(skillbook::search::MAX_LIMIT);
     let hits = index.search(&query, limit);
     match common.format {
         Format::Json => output::json(&Found {
             results: &hits,
-            diagnostics: &found.diagnostics,
+            diagnostics: found.diagnostics(),
         })?,
         Format::Text => {
             let mut stdout = io::BufWriter::new(io::stdout().lock());
@@ -50,7 +50,7 @@ pub(crate) fn run(common: &CommonArgs, args: &SearchArgs) -> anyhow::Result<Outc
                 )?;
             }
             stdout.flush()?;
-            output::diagnostics(&found.diagnostics);
+            output::diagnostics(found.diagnostics());
         }
     }
     output::leave(found);

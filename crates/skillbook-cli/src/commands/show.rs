@@ -25,12 +25,12 @@ struct Shown<'a> {
 pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcome> {
     let found = settings::discovery(common).discover();
     let Some(skill) = found.get(&args.name) else {
-        let message = not_found(&args.name, &found.skills);
+        let message = not_found(&args.name, found.skills());
         return output::fail(common.format, "skill_not_found", &message, Outcome::Failure);
     };
     // Only what concerns this skill: its file's diagnostics.
     let diagnostics: Vec<&Diagnostic> = found
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|diagnostic| diagnostic.path.starts_with(skill.directory()))
         .collect();
@@ -42,10 +42,10 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
     // Through the skill reader, as a model would read it: a file swapped since discovery is
     // refused, never followed.
     let (content, truncated) =
-        match SkillReader::new(&found).skill_text(&skill.name, MAX_SHOWN_BYTES) {
+        match SkillReader::new(&found).skill_text(&skill.name(), MAX_SHOWN_BYTES) {
             Ok(read) => read,
             Err(error) => {
-                let message = format!("cannot read {}: {error}", skill.path.display());
+                let message = format!("cannot read {}: {error}", skill.location().display());
                 return output::fail(
                     common.format,
                     error.code().as_str(),
@@ -84,7 +84,7 @@ fn not_found(name: &str, skills: &[Skill]) -> String {
              skillbook looked and what it met"
         );
     }
-    let suggestions = closest(name, skills.iter().map(|skill| skill.name.as_str()));
+    let suggestions = closest(name, skills.iter().map(|skill| skill.name().as_str()));
     let listing = match skills.len() {
         1 => "run `skillbook list` to see the one skill found".to_owned(),
         count => format!("run `skillbook list` to see all {count} skills"),

@@ -37,7 +37,7 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
     let roots = discovery.roots().len();
     let (sender, receiver) = mpsc::channel::<(Changes, Vec<Diagnostic>)>();
     let watcher = SkillWatcher::start(discovery, move |found, changes| {
-        let _ = sender.send((changes.clone(), found.diagnostics.clone()));
+        let _ = sender.send((changes.clone(), found.diagnostics().to_vec()));
     })?;
     let current = watcher.current();
     let format = common.format;
@@ -46,16 +46,16 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
         Format::Json => line(
             &mut stdout,
             &Event::Ready {
-                skills: current.skills.len(),
-                diagnostics: &current.diagnostics,
+                skills: current.skills().len(),
+                diagnostics: current.diagnostics(),
             },
         )?,
         Format::Text => {
-            output::diagnostics(&current.diagnostics);
+            output::diagnostics(current.diagnostics());
             writeln!(
                 stdout,
                 "watching {roots} roots; {} skills (Ctrl-C to stop)",
-                current.skills.len()
+                current.skills().len()
             )?;
         }
     }

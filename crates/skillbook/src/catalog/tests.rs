@@ -233,7 +233,7 @@ fn tiers_degrade_every_entry_alike_and_never_drop_one() {
 fn search_tiers_name_the_search_and_reader_tools() {
     let skills = varied_skills(3);
     let mut aliased = Catalog::new(&skills);
-    aliased
+    aliased = aliased
         .reader("read_skill_file")
         .search_tool("search_skill_catalog");
     let sizes = tier_sizes_of(&aliased);

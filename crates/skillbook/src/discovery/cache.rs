@@ -158,11 +158,10 @@ struct State {
 ///
 /// let workspace = tempfile::tempdir()?;
 /// let cache = DiscoveryCache::new();
-/// let mut discovery = Discovery::new(workspace.path());
-/// discovery.home(Home::Off);
+/// let discovery = Discovery::new(workspace.path()).home(Home::Off);
 /// let first = cache.discover(&discovery);
 /// let again = cache.discover(&discovery); // one stat per recorded path, or a fresh walk
-/// assert_eq!(first.skills, again.skills);
+/// assert_eq!(first.skills(), again.skills());
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug)]

@@ -256,7 +256,7 @@ fn names_differing_only_in_case_give_one_skill_and_a_shadowed_warning() {
     let second = named(&workspace.path().join(".agents/skills"), "b", " REVIEW ");
     let found = discover(workspace.path());
     assert_eq!(names(&found), ["review"]);
-    assert_eq!(found.skills[0].path, first);
+    assert_eq!(found.skills[0].location(), first);
     // The folders `a` and `b` do not match the names, and ` REVIEW ` is not lower case: the
     // lenient format rules warn about both skills before the duplicate is resolved.
     assert_eq!(
@@ -537,7 +537,7 @@ mod unix {
             .symlinks(SymlinkPolicy::Follow)
             .discover();
         assert_eq!(names(&found), ["linked"]);
-        assert_eq!(found.skills[0].path, target.join("SKILL.md"));
+        assert_eq!(found.skills[0].location(), target.join("SKILL.md"));
         assert_eq!(found.read_roots, [root.clone(), target]);
         // The followed folder `target` holds a skill named `linked`.
         assert_eq!(
@@ -680,14 +680,14 @@ fn skill_files_longer_than_the_first_read_are_read_as_far_as_needed() {
     let late = late_heading(&root, "late", 2);
     for workers in [0, 2] {
         let mut discovery = Discovery::new(workspace.path());
-        discovery.home(Home::Off);
+        discovery = discovery.home(Home::Off);
         let (found, _) = discovery.run_with(false, workers, None);
         assert_eq!(names(&found), ["Late 2", "s001"], "{workers} workers");
         let by_path = |path: &Path| {
             found
                 .skills
                 .iter()
-                .find(|skill| skill.path == path)
+                .find(|skill| skill.location() == path)
                 .unwrap()
         };
         assert_eq!(by_path(&late).description, "Found past the first read.");
@@ -733,7 +733,7 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
         };
     }
     let mut discovery = Discovery::new(workspace.path());
-    discovery.home(Home::Off);
+    discovery = discovery.home(Home::Off);
     let (serial, serial_stamps) = discovery.run_with(true, 0, None);
     for uncached in [false, true] {
         // Uncached: every file is handed to a worker open and read there, as from a cold disk.
@@ -752,12 +752,12 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
     assert_eq!(serial.skills.len(), 300 - 29 - 29 - 27);
     // Every skill is what parsing its whole file gives.
     for skill in &serial.skills {
-        let whole = whole_document(&skill.path);
+        let whole = whole_document(&skill.location());
         assert_eq!(
             skill.front_matter(),
             whole.fields,
             "{}",
-            skill.path.display()
+            skill.location().display()
         );
     }
     assert!(codes(&serial).contains(&"shadowed"));
@@ -789,7 +789,7 @@ mod properties {
                 }
                 let found = discover(workspace.path());
                 found.skills.iter().map(|skill| {
-                    skill.path.strip_prefix(&root).unwrap().to_path_buf()
+                    skill.location().strip_prefix(&root).unwrap().to_path_buf()
                 }).collect::<Vec<_>>()
             };
             forward.sort();
@@ -892,16 +892,16 @@ fn front_matter_fields_read_again_are_those_of_the_whole_file() {
         paths.push(path);
     }
     let mut discovery = Discovery::new(workspace.path());
-    discovery.home(Home::Off);
+    discovery = discovery.home(Home::Off);
     let found = discovery.discover();
     assert_eq!(found.skills.len(), texts.len());
     for skill in &found.skills {
-        let whole = whole_document(&skill.path);
+        let whole = whole_document(&skill.location());
         assert_eq!(
             skill.front_matter(),
             whole.fields,
             "{}",
-            skill.path.display()
+            skill.location().display()
         );
         assert_eq!(skill.raw_front_matter, whole.raw_front_matter);
     }

@@ -240,7 +240,7 @@ impl<'o> Walker<'o> {
                     if let Some(whole) = whole {
                         let (document, text) = *whole;
                         inspected.push(Inspected {
-                            path: skill.path.clone(),
+                            path: skill.location.clone(),
                             document,
                             text,
                         });
@@ -248,7 +248,9 @@ impl<'o> Walker<'o> {
                     diagnostics.append(&mut found);
                     skill.read_from(head, &mut diagnostics);
                 }
-                Some(Parsed::Failed(error)) => diagnostics.push(unreadable(&skill.path, &error)),
+                Some(Parsed::Failed(error)) => {
+                    diagnostics.push(unreadable(&skill.location, &error))
+                }
                 Some(Parsed::NeedsMore) | None => {}
             }
         }
@@ -305,7 +307,7 @@ impl<'o> Walker<'o> {
                     complete: true,
                     file: None,
                     error: None,
-                    path: skill.path.clone(),
+                    path: skill.location.clone(),
                     max_bytes: self.limits.max_file_bytes,
                     inspect: self.inspect,
                 },

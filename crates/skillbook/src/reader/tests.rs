@@ -260,12 +260,12 @@ fn a_followed_skill_file_link_is_that_one_file() {
     fs::write(linked.join("notes.md"), "notes\n").unwrap();
     let found = discover(top, SymlinkPolicy::Follow);
     let skill = found.get("linked").unwrap();
-    assert_eq!(skill.path, linked.join("SKILL.md"));
+    assert_eq!(skill.location(), linked.join("SKILL.md"));
     assert_eq!(skill.directory(), linked);
     assert!(
-        !found.read_roots.contains(&elsewhere),
+        !found.read_roots().contains(&elsewhere),
         "{:?}",
-        found.read_roots
+        found.read_roots()
     );
     let reader = SkillReader::new(&found);
     let through_link = reader
@@ -343,18 +343,18 @@ fn a_reader_holds_one_handle_per_root_never_one_per_skill() {
         );
     }
     let found = discover(top, SymlinkPolicy::Skip);
-    assert_eq!(found.skills.len(), 300);
+    assert_eq!(found.skills().len(), 300);
     let before = open_descriptors();
     let reader = SkillReader::new(&found);
-    for skill in &found.skills {
-        let result = reader.call(&json!({ "path": skill.path })).unwrap();
+    for skill in found.skills() {
+        let result = reader.call(&json!({ "path": skill.location() })).unwrap();
         assert_eq!(result.skill.as_deref(), Some(skill.name.as_str()));
     }
     // Other tests of this process open and close files meanwhile: allow a little slack, far
     // below one descriptor per skill.
     let held = open_descriptors().saturating_sub(before);
     assert!(
-        held <= found.roots.len() + 8,
+        held <= found.root_records().len() + 8,
         "{held} descriptors held for 300 skills"
     );
     drop(reader);
@@ -451,13 +451,20 @@ fn followed_links_are_opened_on_demand_never_held() {
         symlink(&target, skills_root(top).join(format!("linked-{number}"))).unwrap();
     }
     let found = discover(top, SymlinkPolicy::Follow);
-    assert_eq!(found.skills.len(), 120);
+    assert_eq!(found.skills().len(), 120);
     // Each followed link is a root of its own.
-    assert!(found.roots.len() > 120, "{}", found.roots.len());
+    assert!(
+        found.root_records().len() > 120,
+        "{}",
+        found.root_records().len()
+    );
     let before = open_descriptors();
     let reader = SkillReader::new(&found);
-    for skill in &found.skills {
-        assert_eq!(outcome(&reader, &skill.path.display().to_string()), "ok");
+    for skill in found.skills() {
+        assert_eq!(
+            outcome(&reader, &skill.location().display().to_string()),
+            "ok"
+        );
     }
     let held = open_descriptors().saturating_sub(before);
     assert!(

@@ -34,8 +34,8 @@ pub(super) struct Prepared {
 
 impl Prepared {
     fn new(resolved: ResolvedScope) -> Self {
-        let visible = (0..resolved.skills.len())
-            .filter(|&position| resolved.skills[position].is_model_visible())
+        let visible = (0..resolved.skills().len())
+            .filter(|&position| resolved.skills()[position].is_model_visible())
             .collect();
         Prepared {
             resolved,
@@ -50,7 +50,7 @@ impl Prepared {
     pub(super) fn visible(&self) -> impl Iterator<Item = &ScopedSkill> {
         self.visible
             .iter()
-            .filter_map(|&position| self.resolved.skills.get(position))
+            .filter_map(|&position| self.resolved.skills().get(position))
     }
 
     /// Whether some skill is model-visible.
@@ -72,9 +72,9 @@ impl Prepared {
             .entry(key)
             .or_insert_with(|| {
                 let mut catalog = Catalog::from_entries(self.visible().map(ScopedSkill::entry));
-                catalog.reader(reader).search_tool(search);
+                catalog = catalog.reader(reader).search_tool(search);
                 if let Some(budget) = budget {
-                    catalog.budget(budget);
+                    catalog = catalog.budget(budget);
                 }
                 catalog.render()
             })

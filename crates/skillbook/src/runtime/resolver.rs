@@ -109,7 +109,7 @@ impl Scope {
     #[must_use]
     pub fn discovery(&self) -> Discovery {
         let mut discovery = Discovery::new(&self.workspace);
-        discovery
+        discovery = discovery
             .namespaces(self.namespaces.iter().cloned())
             .home(self.home.clone())
             .symlinks(self.symlinks)

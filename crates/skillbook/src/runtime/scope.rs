@@ -39,11 +39,11 @@ pub struct DiskSkill {
     index: usize,
 }
 
-impl std::ops::Deref for DiskSkill {
-    type Target = Skill;
-
-    fn deref(&self) -> &Skill {
-        &self.found.skills[self.index]
+impl DiskSkill {
+    /// The skill as discovery found it.
+    #[must_use]
+    pub fn skill(&self) -> &Skill {
+        &self.found.skills()[self.index]
     }
 }
 
@@ -52,7 +52,7 @@ impl ScopedSkill {
     #[must_use]
     pub fn name(&self) -> &SkillName {
         match self {
-            ScopedSkill::Disk(skill) => &skill.name,
+            ScopedSkill::Disk(skill) => skill.skill().name(),
             ScopedSkill::Provided(skill) => skill.name(),
         }
     }
@@ -61,7 +61,7 @@ impl ScopedSkill {
     #[must_use]
     pub fn description(&self) -> &str {
         match self {
-            ScopedSkill::Disk(skill) => &skill.description,
+            ScopedSkill::Disk(skill) => skill.skill().description(),
             ScopedSkill::Provided(skill) => skill.description(),
         }
     }
@@ -70,7 +70,7 @@ impl ScopedSkill {
     #[must_use]
     pub fn front_matter(&self) -> Cow<'_, Map<String, Value>> {
         match self {
-            ScopedSkill::Disk(skill) => Cow::Owned(skill.front_matter()),
+            ScopedSkill::Disk(skill) => Cow::Owned(skill.skill().front_matter()),
             ScopedSkill::Provided(skill) => Cow::Borrowed(skill.front_matter()),
         }
     }
@@ -84,7 +84,7 @@ impl ScopedSkill {
     #[must_use]
     pub fn is_model_visible(&self) -> bool {
         match self {
-            ScopedSkill::Disk(skill) => skill.is_model_visible(),
+            ScopedSkill::Disk(skill) => skill.skill().is_model_visible(),
             ScopedSkill::Provided(skill) => !skill.disable_model_invocation(),
         }
     }
@@ -94,7 +94,7 @@ impl ScopedSkill {
     #[must_use]
     pub fn location(&self) -> String {
         match self {
-            ScopedSkill::Disk(skill) => skill.path.display().to_string(),
+            ScopedSkill::Disk(skill) => skill.skill().location().display().to_string(),
             ScopedSkill::Provided(skill) => skill.uri(),
         }
     }
@@ -103,7 +103,7 @@ impl ScopedSkill {
     #[must_use]
     pub fn directory(&self) -> String {
         match self {
-            ScopedSkill::Disk(skill) => skill.directory().display().to_string(),
+            ScopedSkill::Disk(skill) => skill.skill().directory().display().to_string(),
             ScopedSkill::Provided(skill) => skill.directory_uri(),
         }
     }
@@ -118,7 +118,7 @@ impl ScopedSkill {
     #[must_use]
     pub fn entry(&self) -> CatalogEntry<'_> {
         match self {
-            ScopedSkill::Disk(skill) => CatalogEntry::from(&**skill),
+            ScopedSkill::Disk(skill) => CatalogEntry::from(skill.skill()),
             ScopedSkill::Provided(skill) => CatalogEntry::from(skill),
         }
     }
@@ -130,14 +130,13 @@ impl ScopedSkill {
 #[non_exhaustive]
 pub struct ResolvedScope {
     /// The skills, discovered ones first in discovery order, then provided ones.
-    pub skills: Vec<ScopedSkill>,
+    skills: Vec<ScopedSkill>,
     /// Problems met while discovering.
-    pub diagnostics: Vec<Diagnostic>,
+    diagnostics: Vec<Diagnostic>,
     /// The discovery the disk skills come from.
-    pub found: Arc<Discovered>,
-    /// Reads every skill of the scope (manual-only ones included); narrow it with
-    /// [`SkillReader::only`].
-    pub reader: SkillReader,
+    found: Arc<Discovered>,
+    /// Reads every skill of the scope.
+    reader: SkillReader,
     /// The position of each skill, by name key.
     by_key: HashMap<String, usize>,
 }
@@ -149,6 +148,37 @@ impl ResolvedScope {
         self.by_key
             .get(&name_key(name))
             .and_then(|&position| self.skills.get(position))
+    }
+
+    /// The skills, discovered ones first in discovery order, then provided ones.
+    #[must_use]
+    pub fn skills(&self) -> &[ScopedSkill] {
+        &self.skills
+    }
+
+    /// Problems met while discovering.
+    #[must_use]
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The discovery the disk skills come from.
+    #[must_use]
+    pub fn found(&self) -> &Arc<Discovered> {
+        &self.found
+    }
+
+    /// Reads every skill of the scope (manual-only ones included); narrow it with
+    /// [`SkillReader::only`].
+    #[must_use]
+    pub fn reader(&self) -> &SkillReader {
+        &self.reader
+    }
+
+    /// The skills and the diagnostics, taken out of the result.
+    #[must_use]
+    pub fn into_parts(self) -> (Vec<ScopedSkill>, Vec<Diagnostic>) {
+        (self.skills, self.diagnostics)
     }
 }
 
@@ -180,8 +210,8 @@ impl Scope {
                 .as_ref()
                 .is_none_or(|keys| keys.contains(&name_key(name)))
         };
-        let mut skills: Vec<ScopedSkill> = (0..found.skills.len())
-            .filter(|&index| is_enabled(&found.skills[index].name))
+        let mut skills: Vec<ScopedSkill> = (0..found.skills().len())
+            .filter(|&index| is_enabled(&found.skills()[index].name))
             .map(|index| {
                 ScopedSkill::Disk(DiskSkill {
                     found: Arc::clone(&found),
@@ -203,7 +233,7 @@ impl Scope {
             if !is_enabled(provided.name()) {
                 continue;
             }
-            check_provided(provided, &self.workspace, &found.read_roots)?;
+            check_provided(provided, &self.workspace, found.read_roots())?;
             let key = provided.name().key();
             if let Some(&position) = index.get(&key) {
                 if same_content(&skills[position], provided, &disk_reader)? {
@@ -225,7 +255,7 @@ impl Scope {
         }));
         Ok(ResolvedScope {
             skills,
-            diagnostics: found.diagnostics.clone(),
+            diagnostics: found.diagnostics().to_vec(),
             reader,
             found,
             by_key,
@@ -275,10 +305,10 @@ fn same_content(
                 return Ok(false);
             }
             let (text, _) = disk
-                .skill_text(&skill.name, Limits::default().max_file_bytes)
+                .skill_text(skill.skill().name(), Limits::default().max_file_bytes)
                 .map_err(|source| RuntimeError::SkillUnreadable {
-                    name: skill.name.to_string(),
-                    path: skill.path.clone(),
+                    name: skill.skill().name().to_string(),
+                    path: skill.skill().location().to_path_buf(),
                     source,
                 })?;
             text == provided.skill_md()

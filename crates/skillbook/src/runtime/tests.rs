@@ -239,7 +239,7 @@ fn without_skills_even_a_host_owning_both_names_is_untouched() {
         host_tool("activate_skill"),
     ];
     let mut runtime = fixture.runtime();
-    runtime.activate_tool(true);
+    runtime = runtime.activate_tool(true);
     let run = runtime
         .prepare(RunRequest::new("Host.").with_tools(tools.clone()))
         .unwrap();
@@ -251,7 +251,7 @@ fn a_host_owning_activate_skill_gets_its_own_error() {
     let fixture = Fixture::new();
     skill(&fixture.root(), "pdf", "");
     let mut runtime = fixture.runtime();
-    runtime.activate_tool(true);
+    runtime = runtime.activate_tool(true);
     let error = runtime
         .prepare(RunRequest::new("").with_tools([host_tool("activate_skill")]))
         .unwrap_err();
@@ -346,7 +346,7 @@ fn the_policy_sees_read_file_even_when_aliased_and_can_deny() {
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
     let mut runtime = fixture.runtime();
-    runtime.policy(move |call: &PolicyCall<'_>| {
+    runtime = runtime.policy(move |call: &PolicyCall<'_>| {
         log.lock()
             .unwrap()
             .push((call.tool.to_owned(), call.exposed_as.to_owned()));
@@ -448,7 +448,7 @@ fn unknown_and_oversized_selections_fail_before_any_model_call() {
         .unwrap_err();
     assert!(matches!(error, RuntimeError::SkillTooLarge { ref name, .. } if name == "big"));
     let mut generous = fixture.runtime();
-    generous.selected_limits(SelectedLimits {
+    generous = generous.selected_limits(SelectedLimits {
         max_chars: 20_000,
         max_bytes: 100_000,
     });
@@ -595,7 +595,7 @@ fn the_activate_skill_fallback_is_off_by_default_and_lists_an_enum() {
     let run = fixture.runtime().prepare(RunRequest::new("")).unwrap();
     assert_eq!(tool_names(&run), ["read_file"]);
     let mut runtime = fixture.runtime();
-    runtime.activate_tool(true);
+    runtime = runtime.activate_tool(true);
     let run = runtime.prepare(RunRequest::new("")).unwrap();
     assert_eq!(tool_names(&run), ["read_file", "activate_skill"]);
     assert_eq!(
@@ -676,7 +676,7 @@ fn a_catalog_that_lists_names_only_comes_with_search() {
     assert!(!full.handles(SEARCH_SKILLS));
 
     let mut runtime = fixture.runtime();
-    runtime.catalog_budget(1);
+    runtime = runtime.catalog_budget(1);
     let run = runtime.prepare(RunRequest::new("")).unwrap();
     let catalog = run.catalog.as_ref().unwrap();
     assert_eq!(catalog.tier, crate::Tier::SearchOnly);
@@ -724,9 +724,9 @@ fn search_is_aliased_seen_by_the_policy_and_conflicts_are_named() {
     many_skills(&fixture, 3);
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut runtime = fixture.runtime();
-    runtime.catalog_budget(1);
+    runtime = runtime.catalog_budget(1);
     let log = std::sync::Arc::clone(&seen);
-    runtime.policy(move |call: &PolicyCall<'_>| {
+    runtime = runtime.policy(move |call: &PolicyCall<'_>| {
         log.lock()
             .unwrap()
             .push((call.tool.to_owned(), call.exposed_as.to_owned()));

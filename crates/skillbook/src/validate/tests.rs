@@ -371,7 +371,7 @@ fn client_fields_and_allowed_fields_are_not_unknown() {
     )
     .unwrap();
     let mut checker = Checker::new(Mode::Strict);
-    checker.allow_field("owner");
+    checker = checker.allow_field("owner");
     let report = checker.check_path(&skill).unwrap();
     assert_eq!(
         summarize(&report.diagnostics),
@@ -696,7 +696,7 @@ mod paths {
             [error("invalid_utf8", 3, 1)]
         );
         let mut checker = Checker::new(Mode::Standard);
-        checker.limits(Limits {
+        checker = checker.limits(Limits {
             max_file_bytes: 16,
             ..Limits::default()
         });
@@ -713,7 +713,7 @@ mod paths {
     fn check_roots_checks_each_existing_root_and_reports_when_none_holds_a_skill() {
         let workspace = tempfile::tempdir().unwrap();
         let mut discovery = Discovery::new(workspace.path());
-        discovery.home(Home::Off);
+        discovery = discovery.home(Home::Off);
         let checker = Checker::new(Mode::Standard);
         let empty = checker.check_roots(&discovery);
         assert_eq!(

@@ -21,14 +21,14 @@ fn found(root: &Path, skills: &[(&str, &str)]) -> Discovered {
         skill(&workspace.path().join(root), name, description);
     }
     let mut discovery = Discovery::new(workspace.path());
-    discovery.home(Home::Off);
-    let mut found = discovery.discover();
+    discovery = discovery.home(Home::Off);
+    let (mut skills, diagnostics) = discovery.discover().into_parts();
     // Paths differ between temporary directories; compare by name and content only.
-    for skill in &mut found.skills {
-        skill.path = PathBuf::from(skill.name.as_str()).join("SKILL.md");
+    for skill in &mut skills {
+        skill.location = PathBuf::from(skill.name.as_str()).join("SKILL.md");
         skill.place = crate::skill::Place::nowhere();
     }
-    found
+    Discovered::from_parts(skills, Vec::new(), diagnostics)
 }
 
 fn changes(added: &[&str], removed: &[&str], changed: &[&str]) -> Changes {
@@ -71,7 +71,7 @@ impl Live {
     fn start() -> Self {
         let workspace = tempfile::tempdir().unwrap();
         let mut discovery = Discovery::new(workspace.path());
-        discovery.home(Home::Off);
+        discovery = discovery.home(Home::Off);
         let (sender, receiver) = mpsc::channel();
         let watcher = SkillWatcher::start(discovery, move |_, changes| {
             let _ = sender.send(changes.clone());
@@ -152,7 +152,7 @@ fn the_watcher_reports_roots_created_later_edits_and_removals() {
     fs::remove_dir_all(live.root().join("team/first")).unwrap();
     let removed = changes(&[], &["first"], &[]);
     assert_reported(&live.next(), &removed, &["first", "second"]);
-    assert_eq!(live._watcher.current().skills.len(), 1);
+    assert_eq!(live._watcher.current().skills().len(), 1);
 }
 
 #[test]
@@ -163,7 +163,7 @@ fn past_the_watch_limit_the_watcher_checks_stamps_and_still_sees_changes() {
         skill(&root, &format!("team/{name}"), "Before.");
     }
     let mut discovery = Discovery::new(workspace.path());
-    discovery.home(Home::Off);
+    discovery = discovery.home(Home::Off);
     let (sender, receiver) = mpsc::channel();
     let limits = WatchLimits {
         max_watches: 2,
@@ -173,7 +173,7 @@ fn past_the_watch_limit_the_watcher_checks_stamps_and_still_sees_changes() {
         let _ = sender.send(changes.clone());
     })
     .unwrap();
-    assert_eq!(watcher.current().skills.len(), 3);
+    assert_eq!(watcher.current().skills().len(), 3);
     // `gamma` is past the limit: only the stamp check can see it. Wait out the racy window of
     // the times first, so the change is not hidden in the same clock tick.
     std::thread::sleep(Duration::from_millis(50));
@@ -201,7 +201,7 @@ fn past_the_watch_limit_the_watcher_checks_stamps_and_still_sees_changes() {
 fn the_watcher_sees_a_folder_on_the_way_to_a_root_replaced() {
     let workspace = tempfile::tempdir().unwrap();
     let mut discovery = Discovery::new(workspace.path());
-    discovery.home(Home::Off);
+    discovery = discovery.home(Home::Off);
     // Every root exists, so no watch for a missing one sits on the workspace.
     for root in discovery.roots() {
         fs::create_dir_all(&root.path).unwrap();
@@ -216,7 +216,7 @@ fn the_watcher_sees_a_folder_on_the_way_to_a_root_replaced() {
         let _ = sender.send(changes.clone());
     })
     .unwrap();
-    assert_eq!(watcher.current().skills.len(), 1);
+    assert_eq!(watcher.current().skills().len(), 1);
     let agents = workspace.path().join(".agents");
     fs::rename(&agents, elsewhere.path().join("old")).unwrap();
     fs::rename(&new, &agents).unwrap();
@@ -225,5 +225,5 @@ fn the_watcher_sees_a_folder_on_the_way_to_a_root_replaced() {
         let more = receiver.recv_timeout(Duration::from_secs(20)).unwrap();
         added.extend(more.added);
     }
-    assert_eq!(watcher.current().skills.len(), 2);
+    assert_eq!(watcher.current().skills().len(), 2);
 }

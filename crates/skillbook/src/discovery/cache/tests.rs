@@ -37,7 +37,7 @@ impl Fixture {
     fn new() -> Self {
         let workspace = tempfile::tempdir().unwrap();
         let mut discovery = Discovery::new(workspace.path());
-        discovery.home(Home::Off);
+        discovery = discovery.home(Home::Off);
         Fixture {
             workspace,
             discovery,
@@ -167,7 +167,7 @@ fn scopes_are_cached_separately_and_capacity_is_kept() {
     let cache = DiscoveryCache::with_capacity(2);
     for namespace in [".a", ".b", ".c"] {
         let mut discovery = fixture.discovery.clone();
-        discovery.namespaces([namespace]);
+        discovery = discovery.namespaces([namespace]);
         cache.discover(&discovery);
     }
     assert_eq!(cache.len(), 2);
@@ -185,7 +185,7 @@ fn a_preferred_skill_file_created_next_to_a_lower_case_one_is_seen() {
     fixture.discover();
     fs::write(directory.join("SKILL.md"), "---\nname: upper\n---\n").unwrap();
     let found = fixture.discover();
-    if found.skills[0].path.ends_with("SKILL.md") {
+    if found.skills[0].location().ends_with("SKILL.md") {
         assert_eq!(found.skills[0].name, "upper");
     }
 }

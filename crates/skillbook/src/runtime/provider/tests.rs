@@ -28,7 +28,7 @@ fn runtime() -> (tempfile::TempDir, SkillRuntime) {
     let mut runtime = SkillRuntime::new(Resolver::fixed(
         Scope::workspace(workspace.path()).with_provided([skill]),
     ));
-    runtime.activate_tool(true).catalog_budget(1);
+    runtime = runtime.activate_tool(true).catalog_budget(1);
     (workspace, runtime)
 }
 

@@ -146,8 +146,8 @@ fn standard_warns_strict_fails_and_lenient_never_looks() {
     assert!(!check(&folder, Mode::Strict).is_valid());
     // Discovery, which grades leniently, reports nothing about references either.
     let mut discovery = Discovery::new(root.path());
-    discovery.home(Home::Off).extra_root(root.path());
-    assert_eq!(discovery.discover().diagnostics, []);
+    discovery = discovery.home(Home::Off).extra_root(root.path());
+    assert_eq!(discovery.discover().diagnostics(), []);
 }
 
 #[test]

@@ -1,23 +1,23 @@
-//! The index of a reader's skills: by folder and by name.
+//! Skills by folder and by name: a discovery's lookup index, which every reader made from it
+//! shares (readers add the skills they hold in memory).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::discovery::Discovered;
 use crate::format::SkillName;
 use crate::skill::{Place, Skill};
 use crate::sources::ProvidedSkill;
 use crate::uri::{self, SKILL_FILE};
 
-/// Skills by folder and by name. Built once per discovery (and kept with it), so a reader for
-/// one run costs no scan of the skills.
+/// Skills by folder and by name. Built once per discovery (and kept with it), so a lookup or a
+/// reader for one run costs no scan of the skills.
 #[derive(Default)]
 pub(crate) struct Index {
-    pub(super) entries: Vec<Entry>,
-    pub(super) by_directory: HashMap<PathBuf, usize>,
-    pub(super) by_key: HashMap<String, usize>,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) by_directory: HashMap<PathBuf, usize>,
+    pub(crate) by_key: HashMap<String, usize>,
     /// The depths (components) at which skill folders lie, so a path is looked up only there.
     depths: std::collections::BTreeSet<usize>,
 }
@@ -33,14 +33,14 @@ impl fmt::Debug for Index {
 
 /// One skill.
 #[derive(Clone)]
-pub(super) struct Entry {
-    pub(super) name: SkillName,
-    pub(super) model_visible: bool,
-    pub(super) body: Body,
+pub(crate) struct Entry {
+    pub(crate) name: SkillName,
+    pub(crate) model_visible: bool,
+    pub(crate) body: Body,
 }
 
 #[derive(Clone)]
-pub(super) enum Body {
+pub(crate) enum Body {
     Disk {
         directory: PathBuf,
         /// The skill file's name in its folder (`SKILL.md` or `skill.md`).
@@ -51,14 +51,14 @@ pub(super) enum Body {
 }
 
 impl Entry {
-    pub(super) fn of_skill(skill: &Skill) -> Self {
+    pub(crate) fn of_skill(skill: &Skill) -> Self {
         Entry {
             name: skill.name.clone(),
             model_visible: skill.is_model_visible(),
             body: Body::Disk {
                 directory: skill.directory().to_path_buf(),
                 file_name: skill
-                    .path
+                    .location
                     .file_name()
                     .map_or_else(|| SKILL_FILE.into(), ToOwned::to_owned),
                 place: skill.place.clone(),
@@ -66,7 +66,7 @@ impl Entry {
         }
     }
 
-    pub(super) fn of_provided(skill: ProvidedSkill) -> Self {
+    pub(crate) fn of_provided(skill: ProvidedSkill) -> Self {
         Entry {
             name: skill.name().clone(),
             model_visible: !skill.disable_model_invocation(),
@@ -75,7 +75,7 @@ impl Entry {
     }
 
     /// The directory as the marker and the catalog show it: a path, or `skill://<name>`.
-    pub(super) fn directory_label(&self) -> String {
+    pub(crate) fn directory_label(&self) -> String {
         match &self.body {
             Body::Disk { directory, .. } => directory.display().to_string(),
             Body::Memory(_) => uri::directory(&self.name),
@@ -85,17 +85,12 @@ impl Entry {
 
 impl Index {
     /// Whether some skill folder lies at this depth.
-    pub(super) fn has_depth(&self, depth: usize) -> bool {
+    pub(crate) fn has_depth(&self, depth: usize) -> bool {
         self.depths.contains(&depth)
     }
 
-    /// The index of a discovery's skills (names are unique there).
-    pub(crate) fn of_discovered(found: &Discovered) -> Self {
-        Index::of(found.skills.iter().map(Entry::of_skill))
-    }
-
     /// Of two entries with one name (ignoring case), the first is kept.
-    pub(super) fn of(entries: impl IntoIterator<Item = Entry>) -> Self {
+    pub(crate) fn of(entries: impl IntoIterator<Item = Entry>) -> Self {
         let mut index = Index::default();
         for entry in entries {
             let key = entry.name.key();
@@ -112,10 +107,4 @@ impl Index {
         }
         index
     }
-}
-
-pub(super) enum Base<'a> {
-    None,
-    One(&'a Path),
-    Several,
 }
