@@ -272,4 +272,6 @@ impl<'p> Scanner<'p> {
 }
 
 #[cfg(test)]
+mod differential;
+#[cfg(test)]
 mod tests;
