@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Times `skillbook` on generated skill trees of three shapes (small files, large files, deep and
-# narrow) at 1,000, 10,000 and 100,000 skills against the floor (find + the first 4 KiB of each
-# SKILL.md), interleaved, with peak memory (scripts/bench-cli.py); then against the Python
-# reference tool (`agentskills to-prompt`, PyPI skills-ref) on 1,000 skills. Results go in
-# BENCHMARKS.md.
+# Times `skillbook` on generated skill trees against the floor (find + the first 4 KiB of each
+# SKILL.md), interleaved, with peak memory (scripts/bench-cli.py): by default three fixed shapes
+# (small files, large files, deep and narrow) at 1,000, 10,000 and 100,000 skills; with
+# SHAPES=mixed, trees whose front matter features and collection layout are drawn from each
+# seed in SEEDS. Then against the Python reference tool (`agentskills to-prompt`, PyPI
+# skills-ref) on 1,000 skills. Results go in BENCHMARKS.md.
 #
-#   scripts/bench-cli.sh                         # everything (the 100k trees take a while once)
+#   scripts/bench-cli.sh                         # the fixed shapes (the 100k trees take a while once)
+#   SHAPES=mixed SEEDS="1 2 3" SIZES="10000 100000" scripts/bench-cli.sh   # 3 seeds x 10k/100k
 #   SIZES=10000 SHAPES=small RUNS=5 scripts/bench-cli.sh
 #   COLD=1 scripts/bench-cli.sh                  # also with the page cache dropped (root)
 #
