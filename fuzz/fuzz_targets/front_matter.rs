@@ -1,20 +1,17 @@
-//! Feeds arbitrary bytes to the SKILL.md reader and the validator's rules.
+//! Feeds arbitrary bytes to the SKILL.md reader and the checker's rules (`check_text` parses the
+//! text as discovery does, then grades every finding).
 #![no_main]
 
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use skillbook::validate::Mode;
+use skillbook::check::{Mode, check_text};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let document = skillbook::frontmatter::parse(Path::new("/fuzz/SKILL.md"), &text);
-    for diagnostic in &document.diagnostics {
-        assert!(diagnostic.line.is_none_or(|line| line >= 1));
-    }
     let path = Path::new("/fuzz/skill/SKILL.md");
     for mode in [Mode::Lenient, Mode::Standard, Mode::Strict] {
-        for diagnostic in skillbook::validate::check_document(path, &document, mode) {
+        for diagnostic in check_text(path, &text, mode) {
             assert!(diagnostic.line.is_none_or(|line| line >= 1));
             assert!(diagnostic.column.is_none_or(|column| column >= 1));
         }

@@ -45,9 +45,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use skillbook::boundary::ReadBoundary;
-use skillbook::read::{ReadFile, ReadRequest};
+use skillbook::ReadBoundary;
 use skillbook::{Discovery, Home, ReadError, ReadResult, SkillReader};
+use skillbook::{ReadFile, ReadRequest};
 
 /// The placeholder the input uses for the tree's absolute path.
 const TOP: &str = "{top}";

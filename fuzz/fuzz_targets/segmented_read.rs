@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use skillbook::read::{DEFAULT_MAX_CHARS, MAX_CHARS_CEILING};
+use skillbook::{DEFAULT_MAX_CHARS, MAX_CHARS_CEILING};
 use skillbook::{Discovery, Home, ReadRequest, ReadResult, SkillReader};
 
 const SKILL_MD: &str = "---\nname: s\ndescription: d\n---\n";

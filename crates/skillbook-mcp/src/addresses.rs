@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skillbook::boundary::BoundaryError;
-use skillbook::error::{ErrorCode, error_json};
-use skillbook::read::ReadError;
+use skillbook::BoundaryError;
+use skillbook::ReadError;
 use skillbook::runtime::{ResolvedScope, ScopedSkill};
 use skillbook::uri::{self, SkillUri};
+use skillbook::{ErrorCode, error_json};
 
 /// How the catalog, the `read_file` tool and `search_skills` name a skill's files.
 ///
@@ -175,7 +175,7 @@ fn marker_directory(content: &str, directory: &str) -> String {
     let Some(start) = tag.rfind(" dir=\"") else {
         return content.to_owned();
     };
-    let directory = skillbook::catalog::escape_xml(directory);
+    let directory = skillbook::escape_xml(directory);
     format!("{} dir=\"{directory}\"{}", &tag[..start], &content[end..])
 }
 

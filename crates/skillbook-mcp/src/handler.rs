@@ -245,8 +245,8 @@ fn segment_bytes(arguments: Option<&serde_json::Map<String, Value>>) -> u64 {
             Value::String(text) => text.trim().parse().ok(),
             _ => None,
         })
-        .unwrap_or(skillbook::read::DEFAULT_MAX_CHARS as u64);
-    asked.min(skillbook::read::MAX_CHARS_CEILING as u64) * 4
+        .unwrap_or(skillbook::DEFAULT_MAX_CHARS as u64);
+    asked.min(skillbook::MAX_CHARS_CEILING as u64) * 4
 }
 
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {

@@ -25,9 +25,9 @@ use std::io::{self, Read};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use sha2::{Digest, Sha256};
-use skillbook::boundary::{BoundaryError, DirectoryEntry, EntryKind};
-use skillbook::reader::{FileVersion, SkillFolder};
 use skillbook::uri::{self, SKILL_FILE};
+use skillbook::{BoundaryError, DirectoryEntry, EntryKind};
+use skillbook::{FileVersion, SkillFolder};
 use skillbook::{SkillName, SkillReader};
 
 use crate::ResourceLimits;

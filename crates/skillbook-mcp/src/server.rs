@@ -11,10 +11,10 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
-use skillbook::runtime::{ResolvedScope, SEARCH_SKILLS, Scope, ScopedSkill, search_schema};
+use skillbook::runtime::{ResolvedScope, Scope, ScopedSkill, search_schema};
 use skillbook::search::SearchIndex;
 use skillbook::sources::ProvidedSkill;
-use skillbook::{Catalog, CatalogEntry, Discovered, SkillReader, read};
+use skillbook::{Catalog, CatalogEntry, Discovered, READ_FILE, SEARCH_SKILLS, SkillReader};
 use tokio::sync::Semaphore;
 
 use crate::Error;
@@ -699,7 +699,7 @@ pub(crate) struct ReadTool {
 impl ReadTool {
     fn new(reader: SkillReader) -> Self {
         let tool = read_only_tool(
-            &read::skill_schema(read::DEFAULT_TOOL_NAME),
+            &skillbook::skill_file_schema(READ_FILE),
             "Read a skill file",
         );
         Self {

@@ -54,8 +54,8 @@ use futures_util::{StreamExt, TryStreamExt};
 use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreScheme};
-use skillbook::boundary::{ReadBoundary, is_never_served};
 use skillbook::sources::{Origin, ProvidedSkill, from_files};
+use skillbook::{ReadBoundary, is_never_served};
 
 use folder::{list_folder, local_error};
 

@@ -203,7 +203,7 @@ fn catalog_render(bencher: Bencher, skills: usize) {
 fn skill_reader_segment(bencher: Bencher, skills: usize) {
     let found = discovery(skills).discover();
     let reader = SkillReader::new(&found);
-    let mut request = ReadRequest::new(&found.skills()[skills / 2].location());
+    let mut request = ReadRequest::new(found.skills()[skills / 2].location());
     request.end_line = Some(50);
     bencher
         .counter(ItemsCount::new(1usize))
@@ -215,7 +215,7 @@ fn read_skill_segment(bencher: Bencher) {
     let found = discovery(1_000).discover();
     let boundary = ReadBoundary::restricted(found.read_roots()).expect("the skill root");
     let tool = ReadFile::new(&boundary);
-    let mut request = ReadRequest::new(&found.skills()[500].location());
+    let mut request = ReadRequest::new(found.skills()[500].location());
     request.end_line = Some(50);
     bencher
         .counter(ItemsCount::new(1usize))

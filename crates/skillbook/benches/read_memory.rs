@@ -11,8 +11,8 @@ use std::io::Write;
 
 use divan::{AllocProfiler, Bencher};
 use serde_json::json;
-use skillbook::boundary::ReadBoundary;
-use skillbook::read::ReadFile;
+use skillbook::ReadBoundary;
+use skillbook::ReadFile;
 use tempfile::TempDir;
 
 #[global_allocator]

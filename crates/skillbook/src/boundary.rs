@@ -8,10 +8,10 @@
 //! way. Paths are never canonicalised and then compared.
 //!
 //! ```no_run
-//! use skillbook::boundary::ReadBoundary;
+//! use skillbook::ReadBoundary;
 //! use std::path::Path;
 //!
-//! # fn main() -> Result<(), skillbook::boundary::BoundaryError> {
+//! # fn main() -> Result<(), skillbook::BoundaryError> {
 //! let boundary = ReadBoundary::new("/work/project", ["/home/me/.agents/skills"])?;
 //! let file = boundary.open(Path::new("/home/me/.agents/skills/pdf/SKILL.md"))?;
 //! assert!(file.size() > 0);

@@ -23,10 +23,12 @@ use serde::Serialize;
 use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
 
-/// The reader tool's default name.
-pub const DEFAULT_READER: &str = "read_file";
-/// The search tool's default name, which the catalog names from [`Tier::NamesOnly`] on.
-pub const DEFAULT_SEARCH: &str = "search_skills";
+/// The read tool's name: what the catalog tells the model to call, and what a policy sees
+/// every read as.
+pub const READ_FILE: &str = "read_file";
+/// The search tool's name: what a shortened catalog tells the model to call, and what a policy
+/// sees every search as.
+pub const SEARCH_SKILLS: &str = "search_skills";
 /// The most characters of a description cut to its first sentence ([`Tier::FirstSentence`]),
 /// the `…` included.
 pub const SHORT_DESCRIPTION_CHARACTERS: usize = 120;
@@ -103,13 +105,13 @@ impl<'a> Catalog<'a> {
     pub fn from_entries(entries: impl IntoIterator<Item = CatalogEntry<'a>>) -> Self {
         Catalog {
             entries: entries.into_iter().collect(),
-            reader: DEFAULT_READER.to_owned(),
-            search: DEFAULT_SEARCH.to_owned(),
+            reader: READ_FILE.to_owned(),
+            search: SEARCH_SKILLS.to_owned(),
             budget: None,
         }
     }
 
-    /// The reader tool the instructions name. Default: [`DEFAULT_READER`] (`read_file`).
+    /// The reader tool the instructions name. Default: [`READ_FILE`] (`read_file`).
     #[must_use]
     pub fn reader(mut self, tool_name: impl Into<String>) -> Self {
         self.reader = tool_name.into();
@@ -117,7 +119,7 @@ impl<'a> Catalog<'a> {
     }
 
     /// The search tool the instructions name from [`Tier::NamesOnly`] on. Default:
-    /// [`DEFAULT_SEARCH`] (`search_skills`).
+    /// [`SEARCH_SKILLS`] (`search_skills`).
     #[must_use]
     pub fn search_tool(mut self, tool_name: impl Into<String>) -> Self {
         self.search = tool_name.into();
@@ -341,7 +343,7 @@ pub fn append_to_prompt(host_prompt: &str, catalog: Option<&RenderedCatalog>) ->
 /// Equal texts give equal fingerprints on every platform and version of this crate. It
 /// serializes as its 16 hex digits (a JSON number would lose bits in JavaScript).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Fingerprint(pub u64);
+pub struct Fingerprint(u64);
 
 impl Fingerprint {
     /// The fingerprint of `text`.
@@ -352,6 +354,12 @@ impl Fingerprint {
             (hash ^ u64::from(byte)).wrapping_mul(PRIME)
         });
         Fingerprint(hash)
+    }
+
+    /// The 64 bits, for a host that stores fingerprints as numbers.
+    #[must_use]
+    pub fn as_u64(self) -> u64 {
+        self.0
     }
 }
 

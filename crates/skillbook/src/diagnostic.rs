@@ -206,7 +206,7 @@ pub struct Diagnostic {
     /// What kind of problem it is.
     pub code: DiagnosticCode,
     /// The file or directory concerned.
-    #[serde(serialize_with = "crate::skill::serialize_path")]
+    #[serde(serialize_with = "crate::paths::serialize_path")]
     pub path: PathBuf,
     /// 1-based line in `path`, for problems inside a file.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -1,31 +1,4 @@
 //! Discovery: finding skills under the workspace, the home directory and extra roots.
-//!
-//! [`Discovery`] follows these rules (SPEC §2), in this order:
-//!
-//! 1. **Roots, by priority.** `<workspace>/<ns>/skills` for each namespace (default `.skillbook`,
-//!    then `.agents`); then `<home>/<ns>/skills` for the same namespaces unless home is off; then
-//!    the extra roots in the order given, relative ones resolved against the workspace. Roots are
-//!    made absolute and normalised lexically, and a root listed twice is used once. Missing roots
-//!    and roots that are files are skipped silently.
-//! 2. **Single-skill roots.** A root that itself holds `SKILL.md` (or `skill.md`) is one skill.
-//! 3. **Collections.** Otherwise every directory below the root is searched, at any depth; a
-//!    directory holding a skill file is a skill and is not searched further (the leaf rule).
-//!    `SKILL.md` wins over `skill.md`. A skill file must be a regular file: anything else is
-//!    reported and never opened in a way that could block.
-//! 4. **Symlinks** are skipped and reported by default ([`SymlinkPolicy::Skip`]). With
-//!    [`SymlinkPolicy::Follow`], links are followed, loops and broken links are reported, and each
-//!    followed target directory is added to the read roots.
-//! 5. `.git` and `node_modules` are not searched; other hidden directories are.
-//! 6. **Bounds.** [`Limits`] caps depth, directories per root and skill file size; reaching one is
-//!    a diagnostic, never a silent cut.
-//! 7. **Errors stay local.** An unreadable directory or file is a diagnostic; its siblings and the
-//!    other roots are still searched.
-//! 8. **Order.** By root priority, then by path within the root, independent of the order in
-//!    which the file system lists entries.
-//! 9. **Duplicates.** Names collide when equal after trimming and lower-casing. The first skill
-//!    by priority wins and each later one is reported as `shadowed` (or as an error under
-//!    [`DuplicatePolicy::Reject`]). The same file reached twice (overlapping roots, hard links)
-//!    is one skill, silently.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -261,7 +234,35 @@ pub fn discover_default(workspace: impl AsRef<Path>) -> Discovered {
     Discovery::new(workspace).discover()
 }
 
-/// Configures and runs discovery. See the [module docs](self) for the rules.
+/// Configures and runs discovery.
+///
+/// [`Discovery`] follows these rules (SPEC §2), in this order:
+///
+/// 1. **Roots, by priority.** `<workspace>/<ns>/skills` for each namespace (default `.skillbook`,
+///    then `.agents`); then `<home>/<ns>/skills` for the same namespaces unless home is off; then
+///    the extra roots in the order given, relative ones resolved against the workspace. Roots are
+///    made absolute and normalised lexically, and a root listed twice is used once. Missing roots
+///    and roots that are files are skipped silently.
+/// 2. **Single-skill roots.** A root that itself holds `SKILL.md` (or `skill.md`) is one skill.
+/// 3. **Collections.** Otherwise every directory below the root is searched, at any depth; a
+///    directory holding a skill file is a skill and is not searched further (the leaf rule).
+///    `SKILL.md` wins over `skill.md`. A skill file must be a regular file: anything else is
+///    reported and never opened in a way that could block.
+/// 4. **Symlinks** are skipped and reported by default ([`SymlinkPolicy::Skip`]). With
+///    [`SymlinkPolicy::Follow`], links are followed, loops and broken links are reported, and each
+///    followed target directory is added to the read roots.
+/// 5. `.git` and `node_modules` are not searched; other hidden directories are.
+/// 6. **Bounds.** [`Limits`] caps depth, directories per root and skill file size; reaching one is
+///    a diagnostic, never a silent cut.
+/// 7. **Errors stay local.** An unreadable directory or file is a diagnostic; its siblings and the
+///    other roots are still searched.
+/// 8. **Order.** By root priority, then by path within the root, independent of the order in
+///    which the file system lists entries.
+/// 9. **Duplicates.** Names collide when equal after trimming and lower-casing. The first skill
+///    by priority wins and each later one is reported as `shadowed` (or as an error under
+///    [`DuplicatePolicy::Reject`]). The same file reached twice (overlapping roots, hard links)
+///    is one skill, silently.
+///
 ///
 /// ```
 /// use skillbook::{Discovery, Home};

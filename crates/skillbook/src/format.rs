@@ -1,7 +1,7 @@
 //! The Agent Skills format: the rules a `SKILL.md` is held to, and the [`SkillName`] type.
 //!
 //! These rules are pure: they look at a parsed [`SkillDocument`] and never touch the disk, so
-//! discovery (which reports them leniently) and [`crate::validate`] (which checks files for
+//! discovery (which reports them leniently) and [`crate::check`] (which checks files for
 //! `skillbook check`) both build on them.
 //!
 //! The rules, each with its stable [`DiagnosticCode`]:
@@ -36,10 +36,10 @@
 //!
 //! ```
 //! use std::path::Path;
-//! use skillbook::format::{self, Mode};
+//! use skillbook::check::{self, Mode};
 //!
 //! let text = "---\nname: PDF Tools\ndescription: Fill PDF forms.\n---\n";
-//! let problems = format::check_text(Path::new("skills/pdf-tools/SKILL.md"), text, Mode::Standard);
+//! let problems = check::check_text(Path::new("skills/pdf-tools/SKILL.md"), text, Mode::Standard);
 //! let codes: Vec<&str> = problems.iter().map(|problem| problem.code.as_str()).collect();
 //! assert_eq!(codes, ["name_not_lowercase", "name_invalid_character", "name_directory_mismatch"]);
 //! assert_eq!((problems[0].line, problems[0].column), (Some(2), Some(7)));
@@ -188,7 +188,8 @@ pub(crate) fn check_document_allowing(
     diagnostics
 }
 
-/// [`check_document`] for a skill file's text held in memory.
+/// The format's findings for a skill file's text held in memory: the text is read as discovery
+/// reads a `SKILL.md`, then every rule is applied and graded for `mode`.
 pub fn check_text(path: &Path, text: &str, mode: Mode) -> Vec<Diagnostic> {
     check_document(path, &frontmatter::parse(path, text), mode)
 }

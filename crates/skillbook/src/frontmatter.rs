@@ -34,7 +34,8 @@ mod yaml;
 
 pub(crate) use yaml::{compact, value_kind};
 
-pub use body::first_heading_and_paragraph;
+#[cfg(test)]
+use body::first_heading_and_paragraph;
 
 /// Everything read from one `SKILL.md`.
 #[derive(Debug, Clone, Default, PartialEq)]

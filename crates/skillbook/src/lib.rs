@@ -32,40 +32,44 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
-//! The modules follow the specification's nouns, in the order a skill flows through them:
+//! The crate root holds what every program needs — [`Discovery`] and its result, the
+//! [`Catalog`], the [`SkillReader`] and the [`ReadBoundary`] — and each item has exactly one
+//! path. Namespaces are public where they help:
 //!
-//! - [`format`](mod@format) — the Agent Skills format's rules and the [`SkillName`] type (pure: no disk);
-//! - [`frontmatter`] — reading a `SKILL.md`;
-//! - [`discovery`] — walking roots (by handles, never by paths), with [`DiscoveryCache`] making
-//!   repeated discovery nearly free and `watch` (feature `watch`, on by default) re-discovering
-//!   on change;
-//! - [`boundary`] — the one module that opens anything on disk, and [`ReadBoundary`] for hosts
-//!   that read a workspace as well;
-//! - [`reader`] — the [`SkillReader`] every surface reads skills through: one handle per root,
-//!   each skill folder verified to be the one discovery found, links kept inside their skill;
-//! - [`read`] — the `read_file` tool's arguments, segments and results;
-//! - [`catalog`] — what the model sees; [`uri`] — the `skill://` addresses;
-//! - [`runtime`] — each agent run (the three ways a skill reaches a model), on a resolved
-//!   [`runtime::Scope`], in the shapes of every major LLM API ([`runtime::Provider`]);
-//! - [`sources`] — skills in memory, an embedded directory or a zip archive;
-//! - [`validate`] — `skillbook check`; [`diagnostic`] and [`error`] — every problem met on the
-//!   way, typed, with stable codes.
+//! - [`runtime`] (feature `runtime`) — each agent run (the three ways a skill reaches a model),
+//!   on a resolved [`runtime::Scope`], in the shapes of every major LLM API
+//!   ([`runtime::Provider`]);
+//! - [`search`] (feature `search`; `meaning` adds the embedded vector table) — ranking skills
+//!   for a task;
+//! - [`check`] (feature `check`) — `skillbook check`: every rule of the format, and the files a
+//!   skill refers to;
+//! - [`sources`] — skills in memory, an embedded directory (feature `embed`) or a zip archive
+//!   (feature `zip`);
+//! - [`uri`] — the `skill://` addresses;
+//! - `watch` (feature `watch`) — re-discovering when skill folders change.
 //!
-//! Features (all on by default): `embed` ([`sources::from_embedded`]), `zip`
-//! ([`sources::from_zip`]) and `watch` (hot reload and [`DiscoveryCache::watching`]).
+//! Features by layer: `runtime`, `check`, `search` and `meaning` are on by default; `embed`,
+//! `zip` and `watch` are asked for. With `default-features = false` a program builds discovery,
+//! the catalog and the reader alone: no model, no runtime, no checker.
+//!
+//! Inside, the code reads bottom-up: the boundary (the one module that opens anything on disk),
+//! the front matter, the format's rules, the skill, discovery, then the catalog, the reader,
+//! search, the runtime and the checker.
 
 #![deny(missing_docs)]
 
-pub mod boundary;
-pub mod catalog;
-pub mod diagnostic;
-pub mod discovery;
-pub mod error;
-pub mod format;
-pub mod frontmatter;
+mod boundary;
+mod catalog;
+#[cfg(feature = "check")]
+pub mod check;
+mod diagnostic;
+mod discovery;
+mod error;
+mod format;
+mod frontmatter;
 mod paths;
-pub mod read;
-pub mod reader;
+mod read;
+mod reader;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 #[cfg(feature = "search")]
@@ -73,20 +77,33 @@ pub mod search;
 mod skill;
 pub mod sources;
 pub mod uri;
-#[cfg(feature = "check")]
-pub mod validate;
 #[cfg(feature = "watch")]
 pub mod watch;
 
-pub use boundary::{BoundaryError, ReadBoundary};
-pub use catalog::{Catalog, CatalogEntry, Fingerprint, RenderedCatalog, Tier, append_to_prompt};
+pub use boundary::{
+    BoundaryError, BoundaryFile, DirectoryEntry, EntryKind, NEVER_SERVED, ReadBoundary,
+    is_never_served,
+};
+pub use catalog::{
+    Catalog, CatalogEntry, Fingerprint, READ_FILE, RenderedCatalog, SEARCH_SKILLS,
+    SHORT_DESCRIPTION_CHARACTERS, Tier, append_to_prompt,
+};
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{
-    Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Home, Limits, Root, RootKind,
-    SymlinkPolicy, discover_default,
+    DEFAULT_NAMESPACES, Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Home, Limits, Root,
+    RootKind, SymlinkPolicy, discover_default,
 };
-pub use error::ErrorCode;
-pub use format::SkillName;
-pub use read::{KnownSkill, ReadError, ReadFile, ReadRequest, ReadResult};
-pub use reader::SkillReader;
+pub use error::{ErrorCode, error_json};
+pub use format::{NameError, SkillName};
+pub use read::{
+    DEFAULT_LOOK_AHEAD_BYTES, DEFAULT_MAX_CHARS, DEFAULT_MAX_FILE_BYTES, KnownSkill,
+    MAX_CHARS_CEILING, ReadError, ReadFile, ReadRequest, ReadResult, read_file_schema,
+    skill_file_schema,
+};
+pub use reader::{FileVersion, SkillFileReader, SkillFolder, SkillReader};
 pub use skill::{DEFAULT_DESCRIPTION, Skill, Source};
+
+// Until the reader writes `skill://` addresses itself, the MCP server rewrites the folder a
+// `<skill_instructions>` marker names, escaping it as the reader does.
+#[doc(hidden)]
+pub use catalog::escape_xml;

@@ -52,6 +52,14 @@ fn absolute_from(current: Option<&Path>, path: &Path) -> PathBuf {
     }
 }
 
+/// Serialises a path as a string (lossily for non-UTF-8 paths).
+pub(crate) fn serialize_path<S: serde::Serializer>(
+    path: &Path,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&path.to_string_lossy())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

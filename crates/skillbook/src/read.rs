@@ -1,8 +1,8 @@
 //! The `read_file` tool: segmented, streaming reads of text files inside a [`ReadBoundary`].
 //!
 //! ```no_run
-//! use skillbook::boundary::ReadBoundary;
-//! use skillbook::read::{KnownSkill, ReadFile};
+//! use skillbook::ReadBoundary;
+//! use skillbook::{KnownSkill, ReadFile};
 //! use serde_json::json;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -56,9 +56,6 @@ use crate::boundary::ReadBoundary;
 use crate::catalog::escape_xml;
 
 pub use error::ReadError;
-
-/// The tool name a reader is offered under unless renamed.
-pub const DEFAULT_TOOL_NAME: &str = "read_file";
 
 /// How many characters a call returns when it does not say (`maxChars`).
 pub const DEFAULT_MAX_CHARS: usize = 12_000;
@@ -223,19 +220,19 @@ pub struct ReadFile<'boundary> {
 }
 
 impl<'boundary> ReadFile<'boundary> {
-    /// A reader over `boundary`, named [`DEFAULT_TOOL_NAME`], with no known skills.
+    /// A reader over `boundary`, named [`crate::READ_FILE`], with no known skills.
     #[must_use]
     pub fn new(boundary: &'boundary ReadBoundary) -> Self {
         Self {
             boundary,
-            name: DEFAULT_TOOL_NAME.to_owned(),
+            name: crate::READ_FILE.to_owned(),
             skills: Vec::new(),
             max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
             look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
         }
     }
 
-    /// Sets the tool name used in the schema (default [`DEFAULT_TOOL_NAME`]; a runtime whose
+    /// Sets the tool name used in the schema (default [`crate::READ_FILE`]; a runtime whose
     /// host already owns `read_file` uses `read_skill_file`).
     pub fn name(&mut self, name: impl Into<String>) -> &mut Self {
         self.name = name.into();
@@ -280,7 +277,7 @@ impl<'boundary> ReadFile<'boundary> {
     /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
     #[must_use]
     pub fn schema(&self) -> Value {
-        schema(&self.name)
+        read_file_schema(&self.name)
     }
 
     /// Runs one call with the model's arguments.
@@ -350,7 +347,7 @@ impl<'boundary> ReadFile<'boundary> {
 /// The read tool's definition in the OpenAI function-tool shape, offered under `name`, for a
 /// boundary that reads the workspace and the skill roots ([`ReadFile`]).
 #[must_use]
-pub fn schema(name: &str) -> Value {
+pub fn read_file_schema(name: &str) -> Value {
     definition(
         name,
         DESCRIPTION,
@@ -362,7 +359,7 @@ pub fn schema(name: &str) -> Value {
 /// The read tool's definition when only the skills' own files are readable (the
 /// [`crate::SkillReader`] behind the runtime and MCP): it says so, and promises no workspace.
 #[must_use]
-pub fn skill_schema(name: &str) -> Value {
+pub fn skill_file_schema(name: &str) -> Value {
     definition(
         name,
         SKILLS_DESCRIPTION,

@@ -1,34 +1,4 @@
 //! The skill reader: how every surface — the runtime's tools, `skillbook read --restricted`,
-//! `skillbook show`, host-selected skills and the MCP server — reads a skill's files.
-//!
-//! A [`SkillReader`] is built from what discovery found (and from skills held in memory). It
-//! holds at most one directory handle per read root, opened the first time a read needs it,
-//! never one per skill, and finds a path's skill through a map keyed by skill folder (a lookup
-//! per path component, not a scan). Each read then goes:
-//!
-//! 1. **Which skill.** `skill://<name>/<file>` names a skill directly; a path is made absolute
-//!    (a relative path resolves against the only skill folder, and is refused as ambiguous when
-//!    there are several) and its skill is the deepest folder that holds it. A path in no exposed
-//!    skill is [`BoundaryError::OutsideBoundary`] — so a manual-only sibling that was not
-//!    exposed stays unreadable.
-//! 2. **The folder, verified.** The skill folder is opened beneath its root's handle one
-//!    component at a time without following a link, and must be the directory discovery
-//!    recorded (device and inode); otherwise [`BoundaryError::SkillChanged`]. The root's handle
-//!    was checked the same way when it was opened.
-//! 3. **The file, beneath the folder.** Links inside the folder are followed only while they
-//!    stay in it (a link into a sibling skill leaves it, and is refused), `.git` and
-//!    `node_modules` are never served, and the file is opened without following any link at the
-//!    moment of opening and without blocking. Only regular files are read.
-//! 4. **Followed links** (`--symlinks follow`): a followed directory link is a root of its own,
-//!    opened on demand and checked by identity, never held; a followed skill-file link is that
-//!    one file, also checked by identity — its folder does not become readable.
-//!
-//! Skills held in memory are served from memory and never touch the disk.
-//!
-//! A reader keeps a root's handle once it has opened and checked it: if the root is later moved
-//! away and another directory put in its place, the reader goes on reading the root it checked
-//! (never the new one, which no discovery vouched for). A new discovery — the next run, or the
-//! MCP server's reload after the watcher saw the change — builds a reader over the new root.
 
 use std::fmt;
 use std::io::{self, Read};
@@ -51,7 +21,37 @@ use crate::skill::{Place, SkillFile};
 use crate::sources::ProvidedSkill;
 use crate::uri::{self, SKILL_FILE, SkillUri};
 
-/// Reads skills' files through the boundary; see the [module docs](self) for the rules.
+/// Reads skills' files through the boundary.
+///
+/// A [`SkillReader`] is built from what discovery found (and from skills held in memory). It
+/// holds at most one directory handle per read root, opened the first time a read needs it,
+/// never one per skill, and finds a path's skill through a map keyed by skill folder (a lookup
+/// per path component, not a scan). Each read then goes:
+///
+/// 1. **Which skill.** `skill://<name>/<file>` names a skill directly; a path is made absolute
+///    (a relative path resolves against the only skill folder, and is refused as ambiguous when
+///    there are several) and its skill is the deepest folder that holds it. A path in no exposed
+///    skill is [`BoundaryError::OutsideBoundary`] — so a manual-only sibling that was not
+///    exposed stays unreadable.
+/// 2. **The folder, verified.** The skill folder is opened beneath its root's handle one
+///    component at a time without following a link, and must be the directory discovery
+///    recorded (device and inode); otherwise [`BoundaryError::SkillChanged`]. The root's handle
+///    was checked the same way when it was opened.
+/// 3. **The file, beneath the folder.** Links inside the folder are followed only while they
+///    stay in it (a link into a sibling skill leaves it, and is refused), `.git` and
+///    `node_modules` are never served, and the file is opened without following any link at the
+///    moment of opening and without blocking. Only regular files are read.
+/// 4. **Followed links** (`--symlinks follow`): a followed directory link is a root of its own,
+///    opened on demand and checked by identity, never held; a followed skill-file link is that
+///    one file, also checked by identity — its folder does not become readable.
+///
+/// Skills held in memory are served from memory and never touch the disk.
+///
+/// A reader keeps a root's handle once it has opened and checked it: if the root is later moved
+/// away and another directory put in its place, the reader goes on reading the root it checked
+/// (never the new one, which no discovery vouched for). A new discovery — the next run, or the
+/// MCP server's reload after the watcher saw the change — builds a reader over the new root.
+///
 ///
 /// Cheap to clone: clones share the root handles and the index of the skills (which is built
 /// once per discovery and kept with it). [`SkillReader::only`] makes a narrower reader (for
@@ -59,7 +59,7 @@ use crate::uri::{self, SKILL_FILE, SkillUri};
 /// sharing them too: building a reader for a run scans nothing.
 ///
 /// ```
-/// use skillbook::reader::SkillReader;
+/// use skillbook::SkillReader;
 /// use skillbook::{Discovery, Home};
 ///
 /// let workspace = tempfile::tempdir()?;
@@ -381,10 +381,10 @@ impl SkillReader {
         Ok((String::from_utf8_lossy(&bytes).into_owned(), cut))
     }
 
-    /// The read tool's definition under `name` (see [`read::skill_schema`]).
+    /// The read tool's definition under `name` (see [`crate::skill_file_schema`]).
     #[must_use]
     pub fn schema(&self, name: &str) -> Value {
-        read::skill_schema(name)
+        read::skill_file_schema(name)
     }
 
     /// Runs one `read_file` call with the model's arguments.

@@ -80,15 +80,15 @@ mod search_tool;
 mod selected;
 
 pub use error::RuntimeError;
-pub use executor::{
-    ACTIVATE_SKILL, PolicyCall, PolicyDecision, READ_FILE, READ_SKILL_FILE, ReadPolicy,
-};
+pub use executor::{ACTIVATE_SKILL, PolicyCall, PolicyDecision, READ_SKILL_FILE, ReadPolicy};
 pub use messages::{ContextItem, ToolCall, ToolResult};
 pub use provider::{Provider, ResponseError, ToolDefinition, portable_tool_name};
 pub use record::RunRecord;
 pub use resolver::{Resolver, Scope};
 pub use scope::{DiskSkill, ResolvedScope, ScopedSkill};
-pub use search_tool::{SEARCH_SKILL_CATALOG, SEARCH_SKILLS, search_call, search_schema};
+pub use search_tool::{SEARCH_SKILL_CATALOG, search_call, search_schema};
+
+use crate::catalog::{READ_FILE, SEARCH_SKILLS};
 
 use executor::Executor;
 

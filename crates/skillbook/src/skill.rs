@@ -362,11 +362,6 @@ fn first_non_blank<const N: usize>(candidates: [Option<String>; N]) -> Option<St
         .find(|text| !text.is_empty())
 }
 
-/// Serialises a path as a string (lossily for non-UTF-8 paths).
-pub(crate) fn serialize_path<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&path.to_string_lossy())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,8 +18,8 @@ use std::time::Duration;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Value, json};
-use skillbook::boundary::ReadBoundary;
-use skillbook::read::{KnownSkill, ReadFile, ReadRequest};
+use skillbook::ReadBoundary;
+use skillbook::{KnownSkill, ReadFile, ReadRequest};
 use tempfile::TempDir;
 
 /// Planted in every file outside the roots; it must never come back from a read.

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use serde::Serialize;
-use skillbook::validate::{CheckErrorKind, Checker, Mode, Report};
+use skillbook::check::{CheckErrorKind, Checker, Mode, Report};
 use skillbook::{Diagnostic, DiagnosticCode, Severity};
 
 use crate::cli::{CheckArgs, CommonArgs, Format};
@@ -74,7 +74,7 @@ pub(crate) fn run(common: &CommonArgs, args: &CheckArgs) -> anyhow::Result<Outco
 fn check_paths(
     checker: &Checker,
     paths: &[PathBuf],
-) -> Result<Report, skillbook::validate::CheckError> {
+) -> Result<Report, skillbook::check::CheckError> {
     let mut report = Report::default();
     for path in paths {
         report.merge(checker.check_path(path)?);

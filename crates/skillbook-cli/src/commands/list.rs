@@ -182,7 +182,7 @@ fn print_text(found: &Discovered) -> io::Result<()> {
         writeln!(
             stdout,
             "{:<width$}  {:<9}  {}{manual}",
-            output::printable(&skill.name()),
+            output::printable(skill.name()),
             skill.source().as_str(),
             output::printable(&skill.location().to_string_lossy())
         )?;
@@ -190,7 +190,7 @@ fn print_text(found: &Discovered) -> io::Result<()> {
             stdout,
             "{:<width$}  {}",
             "",
-            output::printable(&skill.description())
+            output::printable(skill.description())
         )?;
     }
     stdout.flush()

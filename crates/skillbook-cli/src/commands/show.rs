@@ -42,7 +42,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
     // Through the skill reader, as a model would read it: a file swapped since discovery is
     // refused, never followed.
     let (content, truncated) =
-        match SkillReader::new(&found).skill_text(&skill.name(), MAX_SHOWN_BYTES) {
+        match SkillReader::new(&found).skill_text(skill.name(), MAX_SHOWN_BYTES) {
             Ok(read) => read,
             Err(error) => {
                 let message = format!("cannot read {}: {error}", skill.location().display());

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use object_store::ObjectMeta;
 use object_store::path::Path;
-use skillbook::boundary::{BoundaryError, EntryKind, ReadBoundary, is_never_served};
+use skillbook::{BoundaryError, EntryKind, ReadBoundary, is_never_served};
 
 use super::{Cached, Fetched, Listed, ObjectSource, below_any, skill_folders};
 

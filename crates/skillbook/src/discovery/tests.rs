@@ -752,7 +752,7 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
     assert_eq!(serial.skills.len(), 300 - 29 - 29 - 27);
     // Every skill is what parsing its whole file gives.
     for skill in &serial.skills {
-        let whole = whole_document(&skill.location());
+        let whole = whole_document(skill.location());
         assert_eq!(
             skill.front_matter(),
             whole.fields,
@@ -896,7 +896,7 @@ fn front_matter_fields_read_again_are_those_of_the_whole_file() {
     let found = discovery.discover();
     assert_eq!(found.skills.len(), texts.len());
     for skill in &found.skills {
-        let whole = whole_document(&skill.location());
+        let whole = whole_document(skill.location());
         assert_eq!(
             skill.front_matter(),
             whole.fields,

@@ -24,14 +24,14 @@ use unicode_normalization::UnicodeNormalization;
 /// the wider set, so `PDF Tools` is a skill with a warning rather than a lost skill.
 ///
 /// ```
-/// use skillbook::format::SkillName;
+/// use skillbook::SkillName;
 ///
 /// let name: SkillName = "  pdf-tools ".parse()?;
 /// assert_eq!(name, "pdf-tools");
 /// assert!(name.is_agent_skills_name());
 /// assert!(!SkillName::new("PDF Tools")?.is_agent_skills_name());
 /// assert!(SkillName::new("a/b").is_err());
-/// # Ok::<(), skillbook::format::NameError>(())
+/// # Ok::<(), skillbook::NameError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SkillName(Arc<str>);

@@ -4,7 +4,8 @@
 ///
 /// Headings and paragraphs inside fenced code blocks (```` ``` ```` or `~~~`) do not count. The
 /// paragraph's lines are trimmed and joined with single spaces.
-pub fn first_heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
+#[cfg(test)]
+pub(super) fn first_heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
     let mut scan = BodyScan::default();
     for line in body.lines() {
         scan.push(line);

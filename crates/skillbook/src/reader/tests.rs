@@ -496,5 +496,5 @@ fn the_skill_readers_tool_promises_only_the_skills_files() {
         "{skill_text}"
     );
     // The workspace boundary's tool does read the workspace, and says so.
-    assert!(text(&crate::read::schema("read_file")).contains("from the workspace"));
+    assert!(text(&crate::read::read_file_schema("read_file")).contains("from the workspace"));
 }

@@ -15,10 +15,9 @@ use crate::search::SearchIndex;
 
 use super::messages::{ToolCall, ToolResult};
 use super::provider::ToolDefinition;
-use super::search_tool::{SEARCH_SKILLS, search_call, search_schema};
+use super::search_tool::{search_call, search_schema};
+use crate::catalog::{READ_FILE, SEARCH_SKILLS};
 
-/// The reader's canonical name; policies always see this name, even when the tool is aliased.
-pub const READ_FILE: &str = "read_file";
 /// The reader's name when the host already owns `read_file`.
 pub const READ_SKILL_FILE: &str = "read_skill_file";
 /// The optional fallback tool's name.

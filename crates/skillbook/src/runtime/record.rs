@@ -218,12 +218,15 @@ mod tests {
 
     #[test]
     fn a_stored_fingerprint_is_its_hex_digits() {
-        let fingerprint = Fingerprint(0x00ab_cdef_0123_4567);
-        let text = serde_json::to_string(&fingerprint).unwrap();
-        assert_eq!(text, "\"00abcdef01234567\"");
+        let text = "\"00abcdef01234567\"";
+        let fingerprint = serde_json::from_str::<Fingerprint>(text).unwrap();
+        assert_eq!(fingerprint.as_u64(), 0x00ab_cdef_0123_4567);
+        assert_eq!(serde_json::to_string(&fingerprint).unwrap(), text);
+        let computed = Fingerprint::of("a catalog");
+        let round_trip = serde_json::to_string(&computed).unwrap();
         assert_eq!(
-            serde_json::from_str::<Fingerprint>(&text).unwrap(),
-            fingerprint
+            serde_json::from_str::<Fingerprint>(&round_trip).unwrap(),
+            computed
         );
         for bad in [
             "\"abc\"",

@@ -4,11 +4,10 @@
 
 use serde_json::{Value, json};
 
+use crate::catalog::SEARCH_SKILLS;
 use crate::error::{ErrorCode, error_json};
 use crate::search::{DEFAULT_LIMIT, MAX_LIMIT, SearchIndex};
 
-/// The search tool's canonical name; policies always see this name.
-pub const SEARCH_SKILLS: &str = "search_skills";
 /// The search tool's name when the host already owns `search_skills`.
 pub const SEARCH_SKILL_CATALOG: &str = "search_skill_catalog";
 

@@ -35,7 +35,7 @@ pub(super) fn select<'a>(
                 name: name.trim().to_owned(),
                 available: available(resolved),
             })?;
-        bodies.push(wrapped_body(skill, &resolved.reader(), limits)?);
+        bodies.push(wrapped_body(skill, resolved.reader(), limits)?);
         chosen.push(skill);
     }
     if chosen.is_empty() {

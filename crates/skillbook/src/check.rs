@@ -1,12 +1,12 @@
 //! Validation: checking skills on disk against the Agent Skills format (`skillbook check`).
 //!
-//! The rules themselves live in [`crate::format`] (re-exported here); this module finds the
+//! The format's rules (re-exported here) are applied by discovery too; this module finds the
 //! files to check — a `SKILL.md`, a skill directory, or a directory of skills searched as
 //! discovery searches a root — and grades each finding for a [`Mode`].
 //!
 //! Beyond the format's rules, a [`Checker`] looks at what the body of each skill file refers to,
-//! beneath a handle on the skill's folder (so these need the disk, and [`check_text`] and
-//! [`check_document`] do not report them):
+//! beneath a handle on the skill's folder (so these need the disk, and [`check_text`] does
+//! not report them):
 //!
 //! - `broken_reference`: a file the body points at — a Markdown link or image, a `[label]: path`
 //!   definition, or inline code that reads as a path of the skill (`scripts/fill.py`) — is not in
@@ -21,10 +21,10 @@
 //!
 //! ```
 //! use std::path::Path;
-//! use skillbook::validate::{self, Mode};
+//! use skillbook::check::{self, Mode};
 //!
 //! let text = "---\nname: PDF Tools\ndescription: Fill PDF forms.\n---\n";
-//! let problems = validate::check_text(Path::new("skills/pdf-tools/SKILL.md"), text, Mode::Standard);
+//! let problems = check::check_text(Path::new("skills/pdf-tools/SKILL.md"), text, Mode::Standard);
 //! assert_eq!(problems[0].code.as_str(), "name_not_lowercase");
 //! ```
 
@@ -42,7 +42,7 @@ mod source;
 
 pub use crate::format::{
     CLIENT_FIELDS, FORMAT_FIELDS, MAX_COMPATIBILITY_CHARACTERS, MAX_DESCRIPTION_CHARACTERS,
-    MAX_NAME_CHARACTERS, Mode, check_document, check_text,
+    MAX_NAME_CHARACTERS, Mode, check_text,
 };
 use crate::format::{Class, check_document_allowing, class, grade, severity};
 
@@ -132,7 +132,7 @@ pub enum CheckErrorKind {
 /// Checks skills on disk: a skill directory, a `SKILL.md`, or a directory holding many skills.
 ///
 /// ```
-/// use skillbook::validate::{Checker, Mode};
+/// use skillbook::check::{Checker, Mode};
 ///
 /// let root = tempfile::tempdir()?;
 /// let skill = root.path().join("review");

@@ -1,4 +1,5 @@
 use super::*;
+use crate::format::check_document;
 use std::fs;
 
 /// `(severity, code, line, column)` of each finding.
