@@ -54,7 +54,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreScheme};
-use skillbook::sources::{Origin, ProvidedSkill, from_files};
+use skillbook::sources::{Origin, ProvidedSkill, SKILL_FILE_NAMES, SkillFolders, from_files};
 use skillbook::{ReadBoundary, is_never_served};
 
 use folder::{list_folder, local_error};
@@ -69,9 +69,6 @@ const MAX_REFUSED_KEYS: usize = 1000;
 
 /// How many objects are fetched at once.
 const CONCURRENT_GETS: usize = 16;
-
-/// The names of a skill file, as discovery knows them.
-const SKILL_FILES: [&str; 2] = ["SKILL.md", "skill.md"];
 
 /// Bounds on what one source holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -402,7 +399,7 @@ impl ObjectSource {
         let wanted = self.wanted(listed, &mut problems);
         let objects = wanted.len();
         let (skill_files, others): (Vec<_>, Vec<_>) = wanted.into_iter().partition(|(key, _)| {
-            SKILL_FILES.contains(&key.rsplit_once('/').map_or(key.as_str(), |(_, name)| name))
+            SKILL_FILE_NAMES.contains(&key.rsplit_once('/').map_or(key.as_str(), |(_, name)| name))
         });
         // Every other file is given as empty: its key is checked as a load would, its bytes
         // are not needed.
@@ -579,10 +576,10 @@ impl ObjectSource {
             .flat_map(|(key, _)| key.match_indices('/').map(|(end, _)| key[..end].to_owned()))
             .collect();
         keyed.retain(|(key, _)| !folders.contains(key));
-        let skill_folders = skill_folders(keyed.iter().map(|(key, _)| key.as_str()));
+        let skill_folders = SkillFolders::new(keyed.iter().map(|(key, _)| key.as_str()));
         let in_skill: Vec<bool> = keyed
             .iter()
-            .map(|(key, _)| below_any(key, &skill_folders))
+            .map(|(key, _)| skill_folders.folder_of(key).is_some())
             .collect();
         let mut total: u64 = 0;
         let mut wanted = Vec::new();
@@ -699,23 +696,6 @@ where
         builder = with(builder, parsed, value);
     }
     Ok(builder)
-}
-
-/// The folders (key prefixes, `""` for the prefix itself) holding a skill file.
-fn skill_folders<'k>(keys: impl Iterator<Item = &'k str>) -> HashSet<&'k str> {
-    keys.filter_map(|key| {
-        let (folder, name) = key.rsplit_once('/').unwrap_or(("", key));
-        SKILL_FILES.contains(&name).then_some(folder)
-    })
-    .collect()
-}
-
-/// Whether `key` lies below one of `folders` (every key lies below `""`).
-fn below_any(key: &str, folders: &HashSet<&str>) -> bool {
-    folders.contains("")
-        || key
-            .match_indices('/')
-            .any(|(end, _)| folders.contains(&key[..end]))
 }
 
 /// A cloud store, listed page by page.

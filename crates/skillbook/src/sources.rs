@@ -19,12 +19,15 @@ use crate::skill::DEFAULT_DESCRIPTION;
 mod archive;
 #[cfg(feature = "embed")]
 mod embedded;
+mod leaf;
 mod tree;
 
 #[cfg(feature = "zip")]
 pub use archive::{ArchiveLimits, from_zip};
 #[cfg(feature = "embed")]
 pub use embedded::from_embedded;
+pub(crate) use leaf::skill_file;
+pub use leaf::{SKILL_FILE_NAMES, SkillFolders};
 
 /// Where a provided skill came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]

@@ -8,9 +8,10 @@ use std::time::{Duration, SystemTime};
 
 use object_store::ObjectMeta;
 use object_store::path::Path;
+use skillbook::sources::SkillFolders;
 use skillbook::{BoundaryError, EntryKind, ReadBoundary, is_never_served};
 
-use super::{Cached, Fetched, Listed, ObjectSource, below_any, skill_folders};
+use super::{Cached, Fetched, Listed, ObjectSource};
 
 /// A local file modified this recently may change again within its time stamp's tick, unseen:
 /// it is read again at the next load rather than trusted by its ETag.
@@ -161,10 +162,10 @@ pub(super) fn list_folder(
         }
     }
     let keys = files.iter().chain(listed.iter().map(|(key, _)| key));
-    let skill_folders = skill_folders(keys.map(String::as_str));
+    let skill_folders = SkillFolders::new(keys.map(String::as_str));
     let in_skill: Vec<String> = files
         .iter()
-        .filter(|key| below_any(key, &skill_folders))
+        .filter(|key| skill_folders.folder_of(key).is_some())
         .cloned()
         .collect();
     for key in in_skill {

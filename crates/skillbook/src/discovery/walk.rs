@@ -24,9 +24,7 @@ use super::{Limits, Root, RootKind, RootRecord, SymlinkPolicy};
 use crate::boundary::open::{self, Anchor, AnchorFailure, EntryKind, FileId, Opened};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::skill::{LinkedFile, Place, Skill, SkillFile, Source};
-
-/// Skill file names, in order of preference.
-pub(crate) const SKILL_FILE_NAMES: [&str; 2] = ["SKILL.md", "skill.md"];
+use crate::sources::{SKILL_FILE_NAMES, skill_file};
 
 /// The most links followed in a row to reach one root.
 const MAX_ROOT_LINKS: usize = 40;
@@ -628,13 +626,15 @@ impl<'o> Walker<'o> {
         // Listed first: a folder with nothing named like a skill file is a collection, found so
         // without looking the names up.
         let listed = open::list_entries(&directory);
+        // (A file system may fold case: a listed `Skill.md` may open as `SKILL.md`.)
         let may_be_skill = listed.as_ref().map_or(true, |(entries, _)| {
-            entries.iter().any(|(name, _)| {
-                SKILL_FILE_NAMES.iter().any(|skill_file| {
+            skill_file(|candidate| {
+                entries.iter().any(|(name, _)| {
                     name.as_encoded_bytes()
-                        .eq_ignore_ascii_case(skill_file.as_bytes())
+                        .eq_ignore_ascii_case(candidate.as_bytes())
                 })
             })
+            .is_some()
         });
         if may_be_skill {
             match self.find_skill_file(&directory, &folder.path) {
@@ -718,62 +718,78 @@ impl<'o> Walker<'o> {
         children
     }
 
-    /// Looks for `SKILL.md`, then `skill.md`, beneath the directory's handle, reporting
-    /// candidates that cannot be skill files.
+    /// Looks for the skill file the leaf rule names — `SKILL.md`, then `skill.md` — beneath
+    /// the directory's handle, reporting candidates that cannot be skill files.
     fn find_skill_file(&mut self, directory: &Dir, directory_path: &Path) -> SkillFileSearch {
         let mut missing: Vec<PathBuf> = Vec::new();
-        for name in SKILL_FILE_NAMES {
-            let path = directory_path.join(name);
-            let error = match open::open_file_nofollow(directory, name.as_ref()) {
-                Ok(opened) => {
-                    self.stamp(&path, false, Some(FileState::of_cap(&opened.metadata)));
-                    if opened.metadata.is_file() {
-                        // A preferred name created later would take over: watch for it.
-                        for absent in &missing {
-                            self.stamp(absent, false, None);
-                        }
-                        let file = SkillFile::Named(name);
-                        return SkillFileSearch::Found(Box::new(Found { opened, path, file }));
+        let mut search = SkillFileSearch::None;
+        // The rule asks no further once a candidate is the skill file, or cannot be read.
+        skill_file(|name| {
+            search = self.try_skill_file(directory, directory_path, name, &mut missing);
+            !matches!(search, SkillFileSearch::None)
+        });
+        search
+    }
+
+    /// One candidate of [`Walker::find_skill_file`]: `None` when the directory holds no
+    /// skill file of that name (`missing` records the names found absent).
+    fn try_skill_file(
+        &mut self,
+        directory: &Dir,
+        directory_path: &Path,
+        name: &'static str,
+        missing: &mut Vec<PathBuf>,
+    ) -> SkillFileSearch {
+        let path = directory_path.join(name);
+        let error = match open::open_file_nofollow(directory, name.as_ref()) {
+            Ok(opened) => {
+                self.stamp(&path, false, Some(FileState::of_cap(&opened.metadata)));
+                if opened.metadata.is_file() {
+                    // A preferred name created later would take over: watch for it.
+                    for absent in missing.iter() {
+                        self.stamp(absent, false, None);
                     }
-                    self.not_regular(&path);
-                    continue;
+                    let file = SkillFile::Named(name);
+                    return SkillFileSearch::Found(Box::new(Found { opened, path, file }));
                 }
-                Err(error) if open::is_absent(&error) => {
-                    missing.push(path);
-                    continue;
+                self.not_regular(&path);
+                return SkillFileSearch::None;
+            }
+            Err(error) if open::is_absent(&error) => {
+                missing.push(path);
+                return SkillFileSearch::None;
+            }
+            Err(error) => error,
+        };
+        // Not opened: a link, a socket, or something unreadable. Look at what is there.
+        match directory.symlink_metadata(name) {
+            Ok(metadata) if metadata.is_symlink() => {
+                self.stamp(&path, false, Some(FileState::of_cap(&metadata)));
+                if self.recording() {
+                    let target = fs::metadata(&path).ok();
+                    self.stamp(&path, true, target.as_ref().map(FileState::of));
                 }
-                Err(error) => error,
-            };
-            // Not opened: a link, a socket, or something unreadable. Look at what is there.
-            match directory.symlink_metadata(name) {
-                Ok(metadata) if metadata.is_symlink() => {
-                    self.stamp(&path, false, Some(FileState::of_cap(&metadata)));
-                    if self.recording() {
-                        let target = fs::metadata(&path).ok();
-                        self.stamp(&path, true, target.as_ref().map(FileState::of));
-                    }
-                    if self.symlinks == SymlinkPolicy::Skip {
-                        self.symlink_skipped(&path);
-                        continue;
-                    }
-                    if let Some(found) = self.follow_file_link(path) {
-                        return SkillFileSearch::Found(Box::new(found));
-                    }
+                if self.symlinks == SymlinkPolicy::Skip {
+                    self.symlink_skipped(&path);
+                    return SkillFileSearch::None;
                 }
-                Ok(metadata) if !metadata.is_file() => {
-                    self.stamp(&path, false, Some(FileState::of_cap(&metadata)));
-                    self.not_regular(&path);
+                if let Some(found) = self.follow_file_link(path) {
+                    return SkillFileSearch::Found(Box::new(found));
                 }
-                Ok(_) => {
-                    self.unreadable(&path, &error);
-                    return SkillFileSearch::Unreadable;
-                }
-                Err(lookup) if open::is_absent(&lookup) => missing.push(path),
-                Err(lookup) => {
-                    // The directory itself cannot be searched.
-                    self.unreadable(directory_path, &lookup);
-                    return SkillFileSearch::Unreadable;
-                }
+            }
+            Ok(metadata) if !metadata.is_file() => {
+                self.stamp(&path, false, Some(FileState::of_cap(&metadata)));
+                self.not_regular(&path);
+            }
+            Ok(_) => {
+                self.unreadable(&path, &error);
+                return SkillFileSearch::Unreadable;
+            }
+            Err(lookup) if open::is_absent(&lookup) => missing.push(path),
+            Err(lookup) => {
+                // The directory itself cannot be searched.
+                self.unreadable(directory_path, &lookup);
+                return SkillFileSearch::Unreadable;
             }
         }
         SkillFileSearch::None

@@ -1,11 +1,11 @@
-//! Turning a flat list of files (an embedded directory, a zip archive) into skills, with the
-//! same leaf rule as discovery: a folder holding `SKILL.md` (or `skill.md`) is a skill and owns
-//! everything below it.
+//! Turning a flat list of files (an embedded directory, a zip archive, an object store's keys)
+//! into skills, by discovery's leaf rule ([`SkillFolders`]): a folder holding `SKILL.md` (or
+//! `skill.md`) is a skill and owns everything below it.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{Origin, ProvidedSkill, SourceError};
+use super::{Origin, ProvidedSkill, SkillFolders, SourceError};
 
 /// Groups `files` (relative `/`-separated paths, already validated) into skills, in path order;
 /// the first skill that cannot be made fails them all.
@@ -23,13 +23,17 @@ pub(super) fn each_skill(
     files: &BTreeMap<String, Arc<[u8]>>,
     origin: Origin,
 ) -> impl Iterator<Item = (String, Result<ProvidedSkill, SourceError>)> {
-    skill_folders(files)
-        .into_iter()
-        .filter_map(move |(folder, skill_file)| {
-            let text = files.get(&skill_file)?;
-            let skill = skill_in(files, &folder, &skill_file, text, origin);
-            Some((folder, skill))
-        })
+    let folders = SkillFolders::new(files.keys().map(String::as_str));
+    let skills: Vec<(&str, &str)> = folders.iter().collect();
+    skills.into_iter().filter_map(move |(folder, name)| {
+        let skill_file = match folder {
+            "" => name.to_owned(),
+            _ => format!("{folder}/{name}"),
+        };
+        let text = files.get(&skill_file)?;
+        let skill = skill_in(files, folder, &skill_file, text, origin);
+        Some((folder.to_owned(), skill))
+    })
 }
 
 /// The skill in `folder`, with every file below it.
@@ -57,36 +61,4 @@ fn skill_in(
         }
     }
     Ok(skill.with_origin(origin))
-}
-
-/// `(folder, skill file)` for each skill folder that no other skill folder contains.
-fn skill_folders(files: &BTreeMap<String, Arc<[u8]>>) -> Vec<(String, String)> {
-    let mut folders: BTreeMap<String, String> = BTreeMap::new();
-    for path in files.keys() {
-        let (folder, name) = match path.rsplit_once('/') {
-            Some((folder, name)) => (folder, name),
-            None => ("", path.as_str()),
-        };
-        match name {
-            "SKILL.md" => {
-                folders.insert(folder.to_owned(), path.clone());
-            }
-            "skill.md" => {
-                folders
-                    .entry(folder.to_owned())
-                    .or_insert_with(|| path.clone());
-            }
-            _ => {}
-        }
-    }
-    let mut leaves: Vec<(String, String)> = Vec::new();
-    for (folder, file) in folders {
-        let inside_earlier = leaves
-            .iter()
-            .any(|(outer, _)| outer.is_empty() || folder.starts_with(&format!("{outer}/")));
-        if !inside_earlier {
-            leaves.push((folder, file));
-        }
-    }
-    leaves
 }
