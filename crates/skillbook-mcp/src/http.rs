@@ -44,7 +44,7 @@
 //! in Prometheus' text format.
 //!
 //! A tenant's server must name skills by `skill://` URI only
-//! ([`Addresses::SkillUris`]): nothing a tenant is told may
+//! ([`skillbook::Addressing::SkillUris`], the default of [`Scope::tenant`](skillbook::runtime::Scope::tenant)): nothing a tenant is told may
 //! reveal how the server's disk is laid out.
 //!
 //! A [`Router`] puts the endpoint at `/mcp` next to `/healthz` (always 200 while the process
@@ -58,11 +58,11 @@
 //! ```no_run
 //! use skillbook::runtime::Scope;
 //! use skillbook_mcp::http::{Endpoint, Router, ServeOptions, Tenant, TokenDigest};
-//! use skillbook_mcp::{Addresses, ServerBuilder};
+//! use skillbook_mcp::ServerBuilder;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let mut acme = ServerBuilder::new(Scope::tenant("/srv/skills", ["acme"]));
-//! acme.addresses(Addresses::SkillUris);
+//! // A tenant's scope names every skill file by `skill://` URI.
+//! let acme = ServerBuilder::new(Scope::tenant("/srv/skills", ["acme"]));
 //! let endpoint = Endpoint::builder()
 //!     .tenant(
 //!         Tenant::new("acme", acme.build()?)
@@ -112,8 +112,9 @@ pub use listen::{
 pub use router::{MCP_PATH, Router};
 pub use token::{InvalidDigest, TokenDigest};
 
+use crate::SkillServer;
 use crate::budget::UNIT;
-use crate::{Addresses, SkillServer};
+use skillbook::Addressing;
 
 /// The response of every service here: rmcp's body type, boxed.
 pub type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
@@ -235,7 +236,7 @@ pub enum EndpointError {
     /// A tenant's server names skills by the server's paths.
     #[error(
         "tenant `{0}` is served with the server's paths as skill locations; build its server \
-         with `Addresses::SkillUris` so that no tenant learns the server's layout"
+         with `Addressing::SkillUris` (a tenant's scope) so that no tenant learns the server's layout"
     )]
     PathsExposed(String),
     /// An allowed host cannot be parsed.
@@ -438,7 +439,7 @@ impl EndpointBuilder {
             if earlier.iter().any(|other| other.name == tenant.name) {
                 return Err(EndpointError::DuplicateTenant(tenant.name.clone()));
             }
-            if tenant.server.addresses() != Addresses::SkillUris {
+            if tenant.server.addressing() != Addressing::SkillUris {
                 return Err(EndpointError::PathsExposed(tenant.name.clone()));
             }
             if tenant.tokens.is_empty() && !tenant.anonymous {

@@ -92,14 +92,16 @@
 //! slashes, NUL bytes, queries and fragments are refused before anything is looked up, and even
 //! a listed file is opened through the boundary, so a link swapped in later cannot lead out.
 //!
-//! # Addresses
+//! # Addressing
 //!
-//! [`ServerBuilder::addresses`] decides how the catalog, the read tool and `search_skills`
-//! name a skill found on disk. [`Addresses::Paths`] (the default, `skillbook mcp`) locates it by
-//! the absolute path of its `SKILL.md`, which the read tool reads, as it reads `skill://` URIs.
-//! [`Addresses::SkillUris`] (`skillbook serve`) locates every skill by its `skill://` URI, the
-//! read tool refuses anything else (alike whether or not something is at that path), and every
-//! result and error message names files by URI: nothing a client is told reveals how the
+//! The scope's [`skillbook::Addressing`] ([`ServerBuilder::addressing`]) decides how the
+//! catalog, the read tool and `search_skills` name a skill found on disk.
+//! [`skillbook::Addressing::Paths`] (the default of a workspace scope, `skillbook mcp`) locates
+//! it by the absolute path of its `SKILL.md`, which the read tool reads, as it reads `skill://`
+//! URIs. [`skillbook::Addressing::SkillUris`] (a tenant's scope, `skillbook serve`) locates
+//! every skill by its `skill://` URI, the read tool refuses anything else (alike whether or not
+//! something is at that path), and every result and error message names files by URI: the
+//! library's reader and catalog write them so, and nothing a client is told reveals how the
 //! server's disk is laid out.
 //!
 //! # Serving over HTTP
@@ -151,7 +153,6 @@
 
 #![deny(missing_docs)]
 
-mod addresses;
 mod budget;
 mod cursor;
 mod error;
@@ -165,7 +166,6 @@ mod server;
 pub mod store;
 mod watched;
 
-pub use addresses::Addresses;
 pub use budget::DEFAULT_READ_BUDGET;
 pub use error::Error;
 pub use handler::{MANUAL_ONLY_META_KEY, OMITTED_META_KEY};

@@ -94,7 +94,7 @@ fn read_bytes(state: &State, name: &str, file: &IndexedFile) -> Result<Vec<u8>, 
     let opened = state
         .reader
         .open_in(name, &file.key)
-        .map_err(|error| state.redactor.boundary_error(name, error).to_string())?;
+        .map_err(|error| error.to_string())?;
     let grew = |size: u64| {
         format!(
             "it grew since it was listed ({size} bytes or more, listed with {}); read it again",

@@ -14,11 +14,10 @@ use serde_json::Value;
 use skillbook::runtime::{ResolvedScope, Scope, ScopedSkill, search_schema};
 use skillbook::search::SearchIndex;
 use skillbook::sources::ProvidedSkill;
-use skillbook::{Catalog, CatalogEntry, Discovered, READ_FILE, SEARCH_SKILLS, SkillReader};
+use skillbook::{Addressing, Catalog, Discovered, READ_FILE, SEARCH_SKILLS, SkillReader};
 use tokio::sync::Semaphore;
 
 use crate::Error;
-use crate::addresses::{self, Addresses, Redactor};
 use crate::budget::{Budget, DEFAULT_READ_BUDGET};
 use crate::index::{self, Digests, IndexError, Indexed, SkillIndex};
 
@@ -77,7 +76,6 @@ pub struct ServerBuilder {
     concurrency: usize,
     read_budget: u64,
     instructions_budget: Option<usize>,
-    addresses: Addresses,
 }
 
 impl ServerBuilder {
@@ -92,16 +90,15 @@ impl ServerBuilder {
             concurrency: DEFAULT_CONCURRENCY,
             read_budget: DEFAULT_READ_BUDGET,
             instructions_budget: Some(DEFAULT_INSTRUCTIONS_BUDGET),
-            addresses: Addresses::Paths,
         }
     }
 
     /// How the catalog, the read tool and `search_skills` name skill files: by the server's
-    /// paths, or by `skill://` URI only. Default [`Addresses::Paths`]; a server that others
-    /// reach over the network uses [`Addresses::SkillUris`] so that nothing it answers reveals
-    /// how its disk is laid out.
-    pub fn addresses(&mut self, addresses: Addresses) -> &mut Self {
-        self.addresses = addresses;
+    /// paths, or by `skill://` URI only (the scope's [`Scope::addressing`]: paths for a
+    /// workspace scope, URIs for a tenant's). A server that others reach over the network uses
+    /// [`Addressing::SkillUris`] so that nothing it answers reveals how its disk is laid out.
+    pub fn addressing(&mut self, addressing: Addressing) -> &mut Self {
+        self.scope.addressing = addressing;
         self
     }
 
@@ -272,10 +269,10 @@ impl SkillServer {
             .collect()
     }
 
-    /// How skill files are named to clients ([`ServerBuilder::addresses`]).
+    /// How skill files are named to clients ([`ServerBuilder::addressing`]).
     #[must_use]
-    pub fn addresses(&self) -> Addresses {
-        self.shared.builder.addresses
+    pub fn addressing(&self) -> Addressing {
+        self.shared.builder.scope.addressing
     }
 
     /// Serves the skills of a new discovery of the scope from now on. Requests already running
@@ -466,9 +463,6 @@ pub(crate) struct State {
     pub(crate) page_size: usize,
     /// What one skill may serve.
     pub(crate) limits: ResourceLimits,
-    /// Rewrites the server's paths out of what clients are told (nothing, when they may see
-    /// paths).
-    pub(crate) redactor: Redactor,
     digests: Arc<Digests>,
     /// Each served skill's index, built the first time a request needs it.
     indexes: Mutex<HashMap<usize, (Instant, Arc<Indexed>)>>,
@@ -476,24 +470,16 @@ pub(crate) struct State {
 
 impl State {
     fn new(resolved: ResolvedScope, builder: &ServerBuilder, digests: Arc<Digests>) -> Self {
-        let uris = builder.addresses == Addresses::SkillUris;
-        let redactor = if uris {
-            Redactor::of(&resolved, &builder.scope.workspace)
-        } else {
-            Redactor::none()
-        };
-        let entry = |skill| catalog_entry(skill, builder.addresses);
+        let entry = ScopedSkill::entry;
         let mut catalog = Catalog::from_entries(resolved.skills().iter().map(entry));
         catalog = catalog.search_tool(SEARCH_SKILLS);
         if let Some(budget) = builder.instructions_budget {
             catalog = catalog.budget(budget);
         }
         let catalog = catalog.render();
-        let tool = catalog.as_ref().map(|_| ReadTool {
-            addresses: builder.addresses,
-            redactor: redactor.clone(),
-            ..ReadTool::new(resolved.reader().only(|_, visible| visible))
-        });
+        let tool = catalog
+            .as_ref()
+            .map(|_| ReadTool::new(resolved.reader().only(|_, visible| visible)));
         if let Some(catalog) = catalog.as_ref().filter(|catalog| catalog.over_budget) {
             tracing::warn!(
                 "the instructions take {} characters, over the budget of {}: even the catalog \
@@ -524,7 +510,6 @@ impl State {
             info,
             page_size: builder.page_size,
             limits: builder.limits,
-            redactor,
             digests,
             indexes: Mutex::new(HashMap::new()),
         }
@@ -594,8 +579,7 @@ impl State {
     /// Why a skill with a valid name is not served, naming no path a client may not see.
     pub(crate) fn not_served(&self, skill: &ScopedSkill, error: &IndexError) -> String {
         let name = skill.name().as_str();
-        let reason = format!("skill `{name}` is not served: {error}");
-        self.redactor.skill_text(name, &reason)
+        format!("skill `{name}` is not served: {error}")
     }
 
     pub(crate) fn served_index(
@@ -616,18 +600,6 @@ impl State {
 }
 
 /// A skill as the catalog and `search_skills` show it: located by path or by URI.
-fn catalog_entry(skill: &ScopedSkill, addresses: Addresses) -> CatalogEntry<'_> {
-    match addresses {
-        Addresses::Paths => skill.entry(),
-        Addresses::SkillUris => CatalogEntry::new(
-            skill.name().as_str(),
-            skill.description(),
-            skill.uri(),
-            skill.is_model_visible(),
-        ),
-    }
-}
-
 /// Every skill, sorted by name, each with the reason it cannot be served, if any; the reasons
 /// are logged.
 fn listing(skills: Vec<ScopedSkill>) -> Vec<Listed> {
@@ -690,10 +662,6 @@ impl Listed {
 pub(crate) struct ReadTool {
     pub(crate) reader: SkillReader,
     pub(crate) tool: Tool,
-    /// Whether it reads paths too, or `skill://` URIs only.
-    addresses: Addresses,
-    /// Rewrites the server's paths out of its answers.
-    redactor: Redactor,
 }
 
 impl ReadTool {
@@ -702,30 +670,16 @@ impl ReadTool {
             &skillbook::skill_file_schema(READ_FILE),
             "Read a skill file",
         );
-        Self {
-            reader,
-            tool,
-            addresses: Addresses::Paths,
-            redactor: Redactor::none(),
-        }
+        Self { reader, tool }
     }
 
-    /// Runs one call: the result's JSON, or the error's.
+    /// Runs one call: the result's JSON, or the error's. The reader names files as the scope
+    /// does (by `skill://` URI only, for a server that others reach).
     pub(crate) fn call(&self, arguments: Value) -> Result<Value, Value> {
-        match self.addresses {
-            Addresses::Paths => self
-                .reader
-                .call(&arguments)
-                .map(|result| result.to_json())
-                .map_err(|error| error.to_json()),
-            Addresses::SkillUris => {
-                let arguments = addresses::uri_arguments(arguments)?;
-                self.reader
-                    .call(&arguments)
-                    .map(|result| self.redactor.read_result(result.to_json()))
-                    .map_err(|error| self.redactor.read_error(&arguments, error))
-            }
-        }
+        self.reader
+            .call(&arguments)
+            .map(|result| result.to_json())
+            .map_err(|error| error.to_json())
     }
 }
 

@@ -1,4 +1,4 @@
-//! A server that speaks `skill://` addresses only (`Addresses::SkillUris`, what `skillbook
+//! A server that speaks `skill://` addresses only (`Addressing::SkillUris`, what `skillbook
 //! serve` runs): the catalog, the read tool, `search_skills`, resources and every error name
 //! skills by URI, never by a path of the server.
 #![allow(
@@ -17,7 +17,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
-use skillbook_mcp::Addresses;
+use skillbook::Addressing;
 
 use common::{Tree, connect};
 
@@ -26,7 +26,7 @@ type Client = RunningService<RoleClient, ()>;
 async fn uri_server(tree: &Tree, budget: Option<usize>) -> Client {
     let mut builder = tree.builder();
     builder
-        .addresses(Addresses::SkillUris)
+        .addressing(Addressing::SkillUris)
         .instructions_budget(budget);
     connect(builder.build().unwrap()).await
 }

@@ -100,10 +100,5 @@ pub use read::{
     MAX_CHARS_CEILING, ReadError, ReadFile, ReadRequest, ReadResult, read_file_schema,
     skill_file_schema,
 };
-pub use reader::{FileVersion, SkillFileReader, SkillFolder, SkillReader};
+pub use reader::{Addressing, FileVersion, SkillFileReader, SkillFolder, SkillReader};
 pub use skill::{DEFAULT_DESCRIPTION, Skill, Source};
-
-// Until the reader writes `skill://` addresses itself, the MCP server rewrites the folder a
-// `<skill_instructions>` marker names, escaping it as the reader does.
-#[doc(hidden)]
-pub use catalog::escape_xml;

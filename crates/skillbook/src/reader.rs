@@ -91,6 +91,7 @@ pub struct SkillReader {
     base: Arc<OnceLock<Option<BaseKind>>>,
     max_file_bytes: Option<u64>,
     look_ahead_bytes: u64,
+    addressing: Addressing,
 }
 
 impl fmt::Debug for SkillReader {
@@ -107,6 +108,25 @@ impl fmt::Debug for SkillReader {
 struct ReaderRoot {
     record: RootRecord,
     handle: OnceLock<Dir>,
+}
+
+/// How a reader's results, its `<skill_instructions>` markers and its errors name a skill's
+/// files; the catalog of a runtime scope follows the same choice
+/// ([`runtime::Scope::addressing`](crate::runtime::Scope)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Addressing {
+    /// A skill found on disk is named by the absolute path of its files, and a read may name
+    /// a file by path (absolute, or relative to the only skill's folder) as well as by
+    /// `skill://` URI. Skills held in memory are `skill://` URIs. For a host that runs on the
+    /// user's own machine.
+    #[default]
+    Paths,
+    /// Every file is named by its `skill://<name>/<path>` URI, and a read must name one that
+    /// way ([`BoundaryError::UriRequired`] otherwise): results, markers and error messages never
+    /// show a path of the host's disk. For a host that serves others (tenants, a network
+    /// server).
+    SkillUris,
 }
 
 /// Which skills a reader exposes: a name and whether it is model-visible in, a yes or no out.
@@ -133,6 +153,7 @@ impl SkillReader {
             base: Arc::default(),
             max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
             look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
+            addressing: Addressing::Paths,
         }
     }
 
@@ -191,6 +212,54 @@ impl SkillReader {
     pub fn look_ahead_bytes(mut self, bytes: u64) -> Self {
         self.look_ahead_bytes = bytes;
         self
+    }
+
+    /// Sets how results, markers and errors name the skills' files (default
+    /// [`Addressing::Paths`]).
+    #[must_use]
+    pub fn addressing(mut self, addressing: Addressing) -> Self {
+        self.addressing = addressing;
+        self
+    }
+
+    /// How this reader names the skills' files.
+    #[must_use]
+    pub fn addressing_mode(&self) -> Addressing {
+        self.addressing
+    }
+
+    /// The folder of `entry` as markers name it: its path, or `skill://<name>`.
+    fn directory_label(&self, entry: &Entry) -> String {
+        match self.addressing {
+            Addressing::Paths => entry.directory_label(),
+            Addressing::SkillUris => uri::directory(&entry.name),
+        }
+    }
+
+    /// `error`, about a file of `entry`, naming that file as this reader names files: under
+    /// [`Addressing::SkillUris`] a path in the skill's folder becomes its `skill://` URI and
+    /// any other path the skill's URI (what lies outside is never named).
+    fn addressed(&self, entry: &Entry, error: BoundaryError) -> BoundaryError {
+        let (Addressing::SkillUris, Body::Disk { directory, .. }) = (self.addressing, &entry.body)
+        else {
+            return error;
+        };
+        error.map_path(|path| {
+            if path
+                .to_str()
+                .is_some_and(|text| text.starts_with(uri::SCHEME))
+            {
+                return path;
+            }
+            let relative = path
+                .strip_prefix(directory)
+                .map(|rest| {
+                    let parts: Vec<_> = rest.iter().map(|part| part.to_string_lossy()).collect();
+                    parts.join("/")
+                })
+                .unwrap_or_default();
+            PathBuf::from(uri::resource(&entry.name, &relative))
+        })
     }
 
     fn exposes(&self, entry: &Entry) -> bool {
@@ -352,7 +421,10 @@ impl SkillReader {
         let handle = match &entry.body {
             Body::Disk {
                 place, directory, ..
-            } => Some(self.verified_folder(place, directory)?),
+            } => Some(
+                self.verified_folder(place, directory)
+                    .map_err(|error| self.addressed(entry, error))?,
+            ),
             Body::Memory(_) => None,
         };
         Ok(SkillFolder {
@@ -458,6 +530,9 @@ impl SkillReader {
                 .ok_or_else(|| not_found(text.to_owned()))?;
             return Located::by_uri(entry, &parsed.relative);
         }
+        if self.addressing == Addressing::SkillUris {
+            return Err(BoundaryError::UriRequired);
+        }
         let absolute = match (path.is_absolute(), self.base()) {
             (true, _) => paths::absolute_against(Path::new("/"), path),
             (false, Base::One(base)) => paths::absolute_against(base, path),
@@ -495,6 +570,15 @@ impl SkillReader {
         located: &Located<'_>,
         folder: Option<&Dir>,
     ) -> Result<SkillFileReader, BoundaryError> {
+        self.open_entry(located, folder)
+            .map_err(|error| self.addressed(located.entry, error))
+    }
+
+    fn open_entry(
+        &self,
+        located: &Located<'_>,
+        folder: Option<&Dir>,
+    ) -> Result<SkillFileReader, BoundaryError> {
         let entry = located.entry;
         match &entry.body {
             Body::Memory(skill) => {
@@ -516,7 +600,7 @@ impl SkillReader {
                     path: located.display.clone(),
                     size: content.as_ref().len() as u64,
                     marker: (relative == SKILL_FILE)
-                        .then(|| (entry.name.clone(), entry.directory_label())),
+                        .then(|| (entry.name.clone(), self.directory_label(entry))),
                     version: None,
                     content: Content::Memory(io::Cursor::new(content)),
                 })
@@ -541,7 +625,8 @@ impl SkillReader {
                 Ok(SkillFileReader {
                     path: located.display.clone(),
                     size: opened.metadata.len(),
-                    marker: is_skill_file.then(|| (entry.name.clone(), entry.directory_label())),
+                    marker: is_skill_file
+                        .then(|| (entry.name.clone(), self.directory_label(entry))),
                     version: Some(FileVersion(FileState::of_cap(&opened.metadata))),
                     content: Content::Disk(opened.file),
                 })
@@ -707,6 +792,11 @@ impl SkillFolder<'_> {
     ///
     /// As [`SkillReader::list_directory`].
     pub fn list(&self, relative: &str) -> Result<Vec<DirectoryEntry>, BoundaryError> {
+        self.list_entries(relative)
+            .map_err(|error| self.reader.addressed(self.entry, error))
+    }
+
+    fn list_entries(&self, relative: &str) -> Result<Vec<DirectoryEntry>, BoundaryError> {
         let label = || uri::resource(&self.entry.name, relative);
         let relative = relative_path(relative).ok_or(BoundaryError::OutsideBoundary)?;
         let (Body::Disk { directory, .. }, Some(folder)) = (&self.entry.body, &self.handle) else {

@@ -94,6 +94,14 @@ pub enum BoundaryError {
         source: io::Error,
     },
 
+    /// A reader that names skill files by `skill://` URI only was given something else (a path
+    /// of the server's disk means nothing to its clients, and is never looked up).
+    #[error(
+        "skill files are named by `skill://` URI only here: pass a skill's location from the \
+         catalog (`skill://<name>/SKILL.md`), or `skill://<name>/<path>` for a file in its folder"
+    )]
+    UriRequired,
+
     /// A root exists but could not be opened when the boundary was built.
     #[error("could not open the read root `{path}`: {source}", path = path.display())]
     Root {
@@ -113,7 +121,7 @@ impl BoundaryError {
     #[must_use]
     pub fn code(&self) -> ErrorCode {
         match self {
-            Self::OutsideBoundary => ErrorCode::OutsideBoundary,
+            Self::OutsideBoundary | Self::UriRequired => ErrorCode::OutsideBoundary,
             Self::NulByte | Self::RelativePath { .. } => ErrorCode::InvalidArgument,
             Self::NotFound { .. } => ErrorCode::NotFound,
             Self::IsDirectory { .. } => ErrorCode::IsDirectory,
@@ -150,7 +158,7 @@ impl BoundaryError {
                 path: rename(path),
                 source,
             },
-            Self::OutsideBoundary | Self::NulByte => self,
+            Self::OutsideBoundary | Self::NulByte | Self::UriRequired => self,
         }
     }
 }

@@ -498,3 +498,52 @@ fn the_skill_readers_tool_promises_only_the_skills_files() {
     // The workspace boundary's tool does read the workspace, and says so.
     assert!(text(&crate::read::read_file_schema("read_file")).contains("from the workspace"));
 }
+
+#[test]
+fn a_reader_naming_files_by_uri_never_shows_a_path_even_in_its_errors() {
+    let temporary = tree();
+    let top = temporary.path();
+    let found = discover(top, SymlinkPolicy::Skip);
+    let reader = SkillReader::new(&found).addressing(Addressing::SkillUris);
+    let host = top.display().to_string();
+    let answer = |path: &str| {
+        let reply = reader.call_json(&json!({ "path": path }));
+        assert!(!reply.to_string().contains(&host), "{path}: {reply}");
+        reply
+    };
+    let skill = answer("skill://pdf/SKILL.md");
+    assert!(
+        skill["content"]
+            .as_str()
+            .unwrap()
+            .contains("dir=\"skill://pdf\"")
+    );
+    assert_eq!(answer("skill://pdf/refs")["error"], "is_directory");
+    assert!(
+        answer("skill://pdf/refs")["message"]
+            .as_str()
+            .unwrap()
+            .contains("skill://pdf/refs")
+    );
+    let absolute = skills_root(top).join("pdf/SKILL.md");
+    assert_eq!(
+        answer(&absolute.display().to_string())["error"],
+        "outside_boundary"
+    );
+    // The folder swapped for another after discovery: refused, and named by its URI.
+    let folder = skills_root(top).join("pdf");
+    fs::rename(&folder, top.join("pdf-moved")).unwrap();
+    fs::create_dir_all(&folder).unwrap();
+    fs::write(folder.join("SKILL.md"), skill_md("pdf", false)).unwrap();
+    let changed = answer("skill://pdf/refs/guide.md");
+    assert_eq!(changed["error"], "skill_changed", "{changed}");
+    assert!(changed["message"].as_str().unwrap().contains("skill://pdf"));
+    let listing = reader
+        .list_directory("pdf", "refs")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        !listing.contains(&host) && listing.contains("skill://pdf"),
+        "{listing}"
+    );
+}

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::discovery::{DEFAULT_NAMESPACES, Discovery, Home, SymlinkPolicy};
+use crate::reader::Addressing;
 use crate::sources::ProvidedSkill;
 
 use super::RunRequest;
@@ -30,6 +31,9 @@ pub struct Scope {
     pub provided: Vec<ProvidedSkill>,
     /// The symlink policy of discovery.
     pub symlinks: SymlinkPolicy,
+    /// How the catalog, the reader, markers and errors name the skills' files: paths on this
+    /// machine, or `skill://` URIs only (the default for [`Scope::tenant`]).
+    pub addressing: Addressing,
 }
 
 impl Scope {
@@ -44,6 +48,7 @@ impl Scope {
             enabled: None,
             provided: Vec::new(),
             symlinks: SymlinkPolicy::Skip,
+            addressing: Addressing::Paths,
         }
     }
 
@@ -56,7 +61,8 @@ impl Scope {
     }
 
     /// Only the given directories: no workspace namespace roots and no home roots, so a tenant
-    /// never sees server-wide skills by accident.
+    /// never sees server-wide skills by accident; and every file named by `skill://` URI
+    /// ([`Addressing::SkillUris`]), so a tenant's model never sees a path of the host.
     pub fn tenant<I, P>(workspace: impl Into<PathBuf>, directories: I) -> Self
     where
         I: IntoIterator<Item = P>,
@@ -64,6 +70,7 @@ impl Scope {
     {
         Scope {
             namespaces: Vec::new(),
+            addressing: Addressing::SkillUris,
             skill_directories: directories
                 .into_iter()
                 .map(|directory| directory.as_ref().to_path_buf())

@@ -13,7 +13,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discovery::{Discovered, DiscoveryCache, Limits};
 use crate::format::{SkillName, name_key};
 use crate::paths;
-use crate::reader::SkillReader;
+use crate::reader::{Addressing, SkillReader};
 use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
 use crate::uri;
@@ -37,6 +37,7 @@ pub enum ScopedSkill {
 pub struct DiskSkill {
     found: Arc<Discovered>,
     index: usize,
+    addressing: Addressing,
 }
 
 impl DiskSkill {
@@ -90,20 +91,27 @@ impl ScopedSkill {
     }
 
     /// Where a reader finds its SKILL.md: the absolute path of the skill file, or its
-    /// `skill://` URI.
+    /// `skill://` URI (always for a skill in memory, and for every skill of a scope that names
+    /// files by URI).
     #[must_use]
     pub fn location(&self) -> String {
         match self {
-            ScopedSkill::Disk(skill) => skill.skill().location().display().to_string(),
+            ScopedSkill::Disk(skill) if skill.addressing == Addressing::Paths => {
+                skill.skill().location().display().to_string()
+            }
+            ScopedSkill::Disk(_) => self.uri(),
             ScopedSkill::Provided(skill) => skill.uri(),
         }
     }
 
-    /// The skill directory, or its `skill://<name>` URI.
+    /// The skill directory, or its `skill://<name>` URI (as [`ScopedSkill::location`]).
     #[must_use]
     pub fn directory(&self) -> String {
         match self {
-            ScopedSkill::Disk(skill) => skill.skill().directory().display().to_string(),
+            ScopedSkill::Disk(skill) if skill.addressing == Addressing::Paths => {
+                skill.skill().directory().display().to_string()
+            }
+            ScopedSkill::Disk(_) => uri::directory(self.name()),
             ScopedSkill::Provided(skill) => skill.directory_uri(),
         }
     }
@@ -118,7 +126,15 @@ impl ScopedSkill {
     #[must_use]
     pub fn entry(&self) -> CatalogEntry<'_> {
         match self {
-            ScopedSkill::Disk(skill) => CatalogEntry::from(skill.skill()),
+            ScopedSkill::Disk(skill) if skill.addressing == Addressing::Paths => {
+                CatalogEntry::from(skill.skill())
+            }
+            ScopedSkill::Disk(_) => CatalogEntry::new(
+                self.name().as_str(),
+                self.description(),
+                self.uri(),
+                self.is_model_visible(),
+            ),
             ScopedSkill::Provided(skill) => CatalogEntry::from(skill),
         }
     }
@@ -216,10 +232,11 @@ impl Scope {
                 ScopedSkill::Disk(DiskSkill {
                     found: Arc::clone(&found),
                     index,
+                    addressing: self.addressing,
                 })
             })
             .collect();
-        let mut disk_reader = SkillReader::new(&found);
+        let mut disk_reader = SkillReader::new(&found).addressing(self.addressing);
         if let Some(keys) = &enabled {
             let keys: HashSet<String> = keys.iter().cloned().collect();
             disk_reader = disk_reader.only(move |name, _| keys.contains(&name.key()));

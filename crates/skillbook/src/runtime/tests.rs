@@ -8,6 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
+mod addressing;
+
 /// Writes `<root>/<name>/SKILL.md`.
 fn skill(root: &Path, name: &str, extra: &str) -> PathBuf {
     let directory = root.join(name);

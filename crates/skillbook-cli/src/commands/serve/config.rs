@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use skillbook::Addressing;
 use skillbook::runtime::Scope;
 use skillbook::sources::{ArchiveLimits, ProvidedSkill, from_zip};
 use skillbook_mcp::http::{
@@ -38,7 +39,7 @@ use skillbook_mcp::http::{
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS, DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_SESSION_IDLE, EndpointBuilder, Rate, Sessions, Tenant, TenantLimits, TokenDigest,
 };
-use skillbook_mcp::{Addresses, DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ServerBuilder};
+use skillbook_mcp::{DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ServerBuilder};
 
 /// The address served unless the file or `--listen` says otherwise.
 pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8931";
@@ -628,7 +629,7 @@ impl TenantConfig {
         let scope = Scope::tenant(&self.base, &self.directories).with_provided(provided);
         let mut builder = ServerBuilder::new(scope);
         builder
-            .addresses(Addresses::SkillUris)
+            .addressing(Addressing::SkillUris)
             .instructions_budget(settings.instructions_budget)
             .page_size(settings.page_size);
         Ok(builder)
