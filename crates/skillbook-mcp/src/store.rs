@@ -54,7 +54,9 @@ use futures_util::{StreamExt, TryStreamExt};
 use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreScheme};
-use skillbook::sources::{Origin, ProvidedSkill, SKILL_FILE_NAMES, SkillFolders, from_files};
+use skillbook::sources::{
+    Origin, ProvidedSkill, SKILL_FILE_NAMES, SkillFolders, SourceError, from_files,
+};
 use skillbook::{ReadBoundary, is_never_served};
 
 use folder::{list_folder, local_error};
@@ -209,7 +211,9 @@ impl fmt::Debug for ObjectSource {
 pub struct Loaded {
     /// The skills, in key order.
     pub skills: Vec<ProvidedSkill>,
-    /// What was left out, and why: one sentence each, naming the key or folder.
+    /// What was left out, and why: one sentence each, naming the key or folder; and what
+    /// reading a skill file reported (each skill's [`ProvidedSkill::diagnostics`]: a name it
+    /// could not take, front matter repaired), naming the file.
     pub problems: Vec<String>,
     /// Objects fetched with their body by this load.
     pub downloaded: usize,
@@ -376,8 +380,7 @@ impl ObjectSource {
             .collect();
         *self.cache.lock().unwrap_or_else(PoisonError::into_inner) = cache;
         let (skills, refused) = from_files(files, Origin::ObjectStore);
-        problems.extend(refused.iter().map(|error| format!("{}: {error}", self.url)));
-        problems.sort();
+        self.report(&skills, &refused, &mut problems);
         Ok(Loaded {
             skills,
             problems,
@@ -419,13 +422,27 @@ impl ObjectSource {
             }
         }
         let (skills, refused) = from_files(files, Origin::ObjectStore);
-        problems.extend(refused.iter().map(|error| format!("{}: {error}", self.url)));
-        problems.sort();
+        self.report(&skills, &refused, &mut problems);
         Ok(Surveyed {
             skills: skills.len(),
             objects,
             problems,
         })
+    }
+
+    /// Adds to `problems` the skills left out (`refused`) and what reading the others' skill
+    /// files reported (a name a skill could not take, front matter repaired), as discovery
+    /// reports them on disk; then sorts them.
+    fn report(
+        &self,
+        skills: &[ProvidedSkill],
+        refused: &[SourceError],
+        problems: &mut Vec<String>,
+    ) {
+        problems.extend(refused.iter().map(|error| format!("{}: {error}", self.url)));
+        let diagnostics = skills.iter().flat_map(ProvidedSkill::diagnostics);
+        problems.extend(diagnostics.map(|diagnostic| format!("{}: {diagnostic}", self.url)));
+        problems.sort();
     }
 
     /// Fetches `wanted` ([`CONCURRENT_GETS`] at a time), reusing what `previous` holds with the

@@ -201,11 +201,12 @@ async fn a_survey_reports_what_a_load_would_fetching_only_skill_files() {
     // The skill files of pdf (and its nested one), notes and unnamed; not refs/forms.md.
     assert_eq!(counting.gets.load(std::sync::atomic::Ordering::SeqCst), 4);
     let loaded = source.load().await.unwrap();
-    // `pdf` (the nested skill file is one of its files) and `team/notes`; `unnamed` is left out.
-    assert_eq!(surveyed.skills, 2, "{:?}", surveyed.problems);
+    // `pdf` (the nested skill file is one of its files), `team/notes` and `unnamed`, named by
+    // its folder (reported: its front matter, and the name it cannot take).
+    assert_eq!(surveyed.skills, 3, "{:?}", surveyed.problems);
     assert_eq!(surveyed.skills, loaded.skills.len());
     assert_eq!(surveyed.problems, loaded.problems);
-    assert_eq!(surveyed.problems.len(), 1, "{:?}", surveyed.problems);
+    assert_eq!(surveyed.problems.len(), 2, "{:?}", surveyed.problems);
     // pdf: SKILL.md, refs/forms.md, nested/SKILL.md; notes and unnamed: SKILL.md.
     assert_eq!(surveyed.objects, 5);
     // Nothing was cached: the load downloaded every object.
@@ -277,8 +278,10 @@ async fn objects_over_the_limits_are_left_out_and_reported() {
     );
 }
 
+/// As on disk: a name the skill cannot take is reported, and the next one in line (here its
+/// folder's name) names it.
 #[tokio::test]
-async fn a_skill_without_a_usable_name_is_reported_and_the_others_served() {
+async fn a_skill_with_an_unusable_name_is_reported_and_takes_its_folders_name() {
     let store = bucket().await;
     put(
         &store,
@@ -288,12 +291,19 @@ async fn a_skill_without_a_usable_name_is_reported_and_the_others_served() {
     .await;
     let loaded = source(&store).load().await.unwrap();
     let names = names(&loaded);
-    assert_eq!(names, ["pdf", "notes"]);
-    assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
-    assert!(
-        loaded.problems[0].contains("the skill in `broken` is left out"),
-        "{}",
-        loaded.problems[0]
+    assert_eq!(names, ["broken", "pdf", "notes"]);
+    assert_eq!(
+        loaded.problems,
+        [
+            "memory:///acme/skills: error[invalid_yaml]: broken/SKILL.md:2:7: the front matter \
+             is not valid YAML (unexpected character: `\\u{7}'); name, description and \
+             disable-model-invocation were read line by line. Fix the YAML (quote values that \
+             contain special characters)",
+            "memory:///acme/skills: warning[unusable_name]: broken/SKILL.md: the front matter \
+             `name` cannot name the skill: the name `a\\u{7}b` holds the control character \
+             U+0007; remove it. The skill takes the next name in line (the first heading, else \
+             its directory's name)"
+        ]
     );
 }
 

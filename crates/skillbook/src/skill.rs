@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::boundary::open::FileId;
 use crate::diagnostic::{Diagnostic, DiagnosticCode};
-use crate::format::SkillName;
+use crate::format::{NameError, SkillName};
 use crate::frontmatter::SkillDocument;
 
 /// The description used when neither the front matter nor the body gives one.
@@ -258,8 +258,22 @@ impl Skill {
     /// fallbacks of SPEC §2.3. A name that cannot be a [`SkillName`] is reported and the next
     /// one in line is used.
     pub(crate) fn read_from(&mut self, document: SkillHead, diagnostics: &mut Vec<Diagnostic>) {
+        let name = {
+            let folder = self
+                .directory()
+                .file_name()
+                .map(|name| name.to_string_lossy());
+            let candidates = NameCandidates {
+                front_matter: document.name.as_deref(),
+                heading: document.heading.as_deref(),
+                folder: Some(folder.as_deref().unwrap_or_default()),
+            };
+            // With a folder the last candidate always serves: this never falls back further.
+            resolve_name(candidates, &self.location, diagnostics)
+                .unwrap_or_else(|_| SkillName::sanitized(""))
+        };
+        self.name = name;
         let path = &self.location;
-        self.name = resolve_name(&document, path, self.directory(), diagnostics);
         let description = first_non_blank([document.description, document.first_paragraph])
             .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
         if let Some(control) = description.chars().find(|c| is_unsafe_control(*c)) {
@@ -319,39 +333,66 @@ pub(crate) fn is_unsafe_control(character: char) -> bool {
     character.is_control() && character != '\t' && character != '\n'
 }
 
-/// The first usable name of: the front matter's `name`, the first heading, the directory's
-/// name. Each unusable one is reported. A directory name holding control characters (the only
-/// thing that can make it unusable) has them replaced.
-fn resolve_name(
-    document: &SkillHead,
+/// What a skill's name is chosen from (SPEC §2.3), in order: its front matter's `name`, its
+/// first heading, its folder's name.
+pub(crate) struct NameCandidates<'a> {
+    /// The front matter's `name`.
+    pub(crate) front_matter: Option<&'a str>,
+    /// The body's first Markdown heading.
+    pub(crate) heading: Option<&'a str>,
+    /// The skill folder's name; `None` for a skill without one (a provided skill handed in as
+    /// text, or one at the top of an archive or object-store prefix).
+    pub(crate) folder: Option<&'a str>,
+}
+
+/// The name of every kind of skill — on disk, provided, embedded, in an archive or an object
+/// store — by SPEC §2.3: the first usable one of the [`NameCandidates`], blank ones skipped.
+/// Each one that cannot be a [`SkillName`] is reported as an `unusable_name` warning on `path`
+/// and the next one in line is tried, so a skill is never dropped for its name. The folder's
+/// name always serves: a control character or `/` in it is replaced, and an empty one is
+/// `skill`.
+///
+/// # Errors
+///
+/// Only for a skill without a folder, which has no last fallback: when neither its front
+/// matter's `name` nor its first heading is usable, the problem with the last one tried (or
+/// [`NameError::Empty`] when both are blank). The warnings pushed for it then say nothing more.
+pub(crate) fn resolve_name(
+    candidates: NameCandidates<'_>,
     path: &Path,
-    directory: &Path,
     diagnostics: &mut Vec<Diagnostic>,
-) -> SkillName {
-    let folder = directory
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned());
-    let candidates = [
-        ("the front matter `name`", document.name.as_deref()),
-        ("the first heading", document.heading.as_deref()),
-    ];
-    for (origin, candidate) in candidates {
+) -> Result<SkillName, NameError> {
+    let next = match candidates.folder {
+        Some(_) => "the first heading, else its directory's name",
+        None => "the first heading",
+    };
+    let mut last = NameError::Empty;
+    for (origin, candidate) in [
+        ("the front matter `name`", candidates.front_matter),
+        ("the first heading", candidates.heading),
+    ] {
         let Some(text) = candidate.filter(|text| !text.trim().is_empty()) else {
             continue;
         };
         match SkillName::new(text) {
-            Ok(name) => return name,
-            Err(problem) => diagnostics.push(Diagnostic::warning(
-                DiagnosticCode::UnusableName,
-                path,
-                format!(
-                    "{origin} cannot name the skill: {problem}. The skill takes the next name in \
-                     line (the first heading, else its directory's name)"
-                ),
-            )),
+            Ok(name) => return Ok(name),
+            Err(problem) => {
+                diagnostics.push(Diagnostic::warning(
+                    DiagnosticCode::UnusableName,
+                    path,
+                    format!(
+                        "{origin} cannot name the skill: {problem}. The skill takes the next \
+                         name in line ({next})"
+                    ),
+                ));
+                last = problem;
+            }
         }
     }
-    SkillName::sanitized(folder.as_deref().unwrap_or(""))
+    match candidates.folder {
+        Some(folder) => Ok(SkillName::sanitized(folder)),
+        None => Err(last),
+    }
 }
 
 fn first_non_blank<const N: usize>(candidates: [Option<String>; N]) -> Option<String> {

@@ -11,9 +11,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::diagnostic::Diagnostic;
 use crate::format::{NameError, SkillName};
 use crate::frontmatter;
-use crate::skill::DEFAULT_DESCRIPTION;
+use crate::skill::{DEFAULT_DESCRIPTION, NameCandidates, resolve_name};
 
 #[cfg(feature = "zip")]
 mod archive;
@@ -49,7 +50,9 @@ pub enum Origin {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SourceError {
-    /// The skill has no usable name.
+    /// The skill has no usable name: it has no folder (it was handed in as text, or lies at the
+    /// top of an archive or a set of files), and neither its front matter nor a heading names
+    /// it.
     #[error("provided skill has no usable name: {0}")]
     Name(#[from] NameError),
     /// A file of a provided skill has a path that could escape or is malformed.
@@ -105,8 +108,10 @@ pub enum SourceError {
 /// Unlike `from_zip`, which refuses a whole archive for one bad entry, this keeps what it can
 /// and returns the rest as errors: a path that is absolute, empty, or holds `.`, `..`, an empty
 /// segment, a backslash or a control character ([`SourceError::File`]; the file is left out),
-/// and a skill folder whose skill cannot be made, for want of a usable name
-/// ([`SourceError::Folder`]; the skill is left out).
+/// and a skill that cannot be made ([`SourceError::Folder`]; the skill is left out): one at the
+/// top without a usable name or heading. A skill in a folder always has a name, as on disk: a
+/// name it cannot take is reported in its [`ProvidedSkill::diagnostics`], and the next one in
+/// line, at last the folder's name, is used.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -161,32 +166,40 @@ pub struct ProvidedSkill {
     files: BTreeMap<String, Arc<[u8]>>,
     origin: Origin,
     file: Option<PathBuf>,
+    diagnostics: Vec<Diagnostic>,
 }
 
 impl ProvidedSkill {
     /// A skill from the text of its `SKILL.md`. The name comes from the front matter, else the
-    /// first heading; the description from the front matter, else the first paragraph.
+    /// first heading, as on disk: a name that is not a [`SkillName`] (it holds a `/` or a
+    /// control character) is reported in [`ProvidedSkill::diagnostics`] and the next one in
+    /// line is used. The description comes from the front matter, else the first paragraph.
     ///
     /// # Errors
     ///
-    /// [`SourceError::Name`] when neither the front matter nor a heading names the skill, or
-    /// the name is not a [`SkillName`] (it holds a `/` or a control character).
+    /// [`SourceError::Name`] when neither the front matter nor a heading gives a usable name:
+    /// a skill handed in as text has no folder, whose name is the last fallback on disk.
     pub fn parse(skill_md: impl Into<String>) -> Result<Self, SourceError> {
-        Self::parse_with_fallback_name(skill_md.into(), None, Origin::Provided)
+        Self::parse_in(skill_md.into(), "SKILL.md", None, Origin::Provided)
     }
 
-    pub(crate) fn parse_with_fallback_name(
+    /// A skill from the text of its skill file `skill_file` (a relative path, which its
+    /// diagnostics name), in `folder` when it has one (the last fallback of its name).
+    pub(crate) fn parse_in(
         skill_md: String,
+        skill_file: &str,
         folder: Option<&str>,
         origin: Origin,
     ) -> Result<Self, SourceError> {
-        let document = frontmatter::parse(Path::new("SKILL.md"), &skill_md);
-        let name = [document.name, document.heading, folder.map(str::to_owned)]
-            .into_iter()
-            .flatten()
-            .find(|name| !name.trim().is_empty())
-            .unwrap_or_default();
-        let name = SkillName::new(&name)?;
+        let path = Path::new(skill_file);
+        let mut document = frontmatter::parse(path, &skill_md);
+        let mut diagnostics = std::mem::take(&mut document.diagnostics);
+        let candidates = NameCandidates {
+            front_matter: document.name.as_deref(),
+            heading: document.heading.as_deref(),
+            folder,
+        };
+        let name = resolve_name(candidates, path, &mut diagnostics)?;
         let description = [document.description, document.first_paragraph]
             .into_iter()
             .flatten()
@@ -201,6 +214,7 @@ impl ProvidedSkill {
             files: BTreeMap::new(),
             origin,
             file: None,
+            diagnostics,
         })
     }
 
@@ -296,6 +310,15 @@ impl ProvidedSkill {
     /// The file this skill says it was read from, if any.
     pub fn source_file(&self) -> Option<&Path> {
         self.file.as_deref()
+    }
+
+    /// What reading its skill file reported, as discovery reports it for a skill on disk:
+    /// front matter repaired or read line by line, and names that could not name the skill
+    /// (`unusable_name`, the next one in line taken). Each names the skill file by its path
+    /// in its source (`SKILL.md` for [`ProvidedSkill::parse`]; `pdf/SKILL.md` in an archive).
+    #[must_use]
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
     }
 
     /// `skill://<name>/SKILL.md` (encoded as [`crate::uri`] encodes every skill URI).

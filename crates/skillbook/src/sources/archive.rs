@@ -38,7 +38,9 @@ impl Default for ArchiveLimits {
 ///
 /// [`SourceError::Archive`] for an unreadable archive, [`SourceError::ArchiveEntry`] for an
 /// unsafe entry, [`SourceError::ArchiveLimit`] when a limit is reached, and
-/// [`SourceError::Name`] for a skill without a usable name.
+/// [`SourceError::Name`] for a skill at the top of the archive without a usable name or heading
+/// (a skill in a folder takes the folder's name when it has no other, as on disk: see
+/// [`ProvidedSkill::diagnostics`]).
 pub fn from_zip<R: Read + Seek>(
     reader: R,
     limits: ArchiveLimits,

@@ -13,7 +13,9 @@ use super::{Origin, ProvidedSkill, SourceError, relative_path, tree};
 ///
 /// # Errors
 ///
-/// A skill without a usable name, or a file name that is not a safe relative path.
+/// A skill at the top of the directory without a usable name or heading (one in a folder takes
+/// the folder's name when it has no other, as on disk), or a file name that is not a safe
+/// relative path.
 pub fn from_embedded(directory: &Dir<'_>) -> Result<Vec<ProvidedSkill>, SourceError> {
     let mut files = BTreeMap::new();
     collect(directory, directory, &mut files)?;

@@ -248,16 +248,25 @@ fn a_set_of_files_keeps_what_it_can_and_reports_the_rest() {
         Origin::ObjectStore,
     );
     let names: Vec<&str> = skills.iter().map(|skill| skill.name().as_str()).collect();
-    assert_eq!(names, ["notes", "pdf"]);
+    // A name a skill cannot take is reported, and its folder names it, as on disk.
+    assert_eq!(names, ["broken", "notes", "pdf"]);
+    assert_eq!(
+        skills[0].diagnostics()[0].to_string(),
+        "warning[unusable_name]: broken/SKILL.md: the front matter `name` cannot name the skill: \
+         the name `a/b` holds a `/`, which would split its `skill://` address; use a name like \
+         `my-skill`. The skill takes the next name in line (the first heading, else its \
+         directory's name)"
+    );
+    assert!(skills[1].diagnostics().is_empty());
     assert!(
         skills
             .iter()
             .all(|skill| skill.origin() == Origin::ObjectStore)
     );
-    let pdf_files: Vec<&str> = skills[1].files().map(|(path, _)| path).collect();
+    let pdf_files: Vec<&str> = skills[2].files().map(|(path, _)| path).collect();
     assert_eq!(pdf_files, ["refs/forms.md"]);
     let messages: Vec<String> = refused.iter().map(ToString::to_string).collect();
-    assert_eq!(messages.len(), 5, "{messages:#?}");
+    assert_eq!(messages.len(), 4, "{messages:#?}");
     for path in [
         "pdf/../escape.md",
         "pdf//empty-segment.md",
@@ -271,10 +280,80 @@ fn a_set_of_files_keeps_what_it_can_and_reports_the_rest() {
             "{path}: {messages:#?}"
         );
     }
-    assert!(
-        messages
-            .iter()
-            .any(|message| message.starts_with("the skill in `broken` is left out")),
-        "{messages:#?}"
+    // Only a skill at the top, without a folder to fall back on, can have no name.
+    let (skills, refused) = from_files(
+        [
+            file("SKILL.md", "---\nname: a/b\n---\n"),
+            file("inner/SKILL.md", &skill_md("inner")),
+        ],
+        Origin::ObjectStore,
+    );
+    assert!(skills.is_empty());
+    let messages: Vec<String> = refused.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        [
+            "the skill in `` is left out: provided skill has no usable name: the name `a/b` holds \
+          a `/`, which would split its `skill://` address; use a name like `my-skill`"
+        ]
+    );
+}
+
+/// The same skill on disk, in a zip archive, in a set of files and handed in as text: one name
+/// rule (SPEC §2.3) for all, with the same warning for a name the skill cannot take.
+#[test]
+fn an_unusable_name_falls_back_and_is_reported_as_on_disk() {
+    let text = "---\nname: \"a\\u0007b\"\ndescription: Broken name.\n---\nBody.\n";
+    let workspace = tempfile::tempdir().unwrap();
+    let folder = workspace.path().join(".agents/skills/pdf");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("SKILL.md"), text).unwrap();
+    let found = crate::Discovery::new(workspace.path())
+        .home(crate::Home::Off)
+        .discover();
+    let on_disk = &found.skills()[0];
+    assert_eq!(on_disk.name(), "pdf");
+    // (Discovery also grades the name by the format's rules.)
+    let disk_warning = found
+        .diagnostics()
+        .iter()
+        .find(|diagnostic| diagnostic.code == crate::DiagnosticCode::UnusableName)
+        .unwrap();
+
+    let zipped = from_zip(
+        zip(&[("pdf/SKILL.md", text.as_bytes())]),
+        ArchiveLimits::default(),
+    )
+    .unwrap();
+    let (listed, refused) = from_files(
+        [("pdf/SKILL.md".to_owned(), Arc::from(text.as_bytes()))],
+        Origin::ObjectStore,
+    );
+    assert!(refused.is_empty(), "{refused:?}");
+    for provided in [&zipped[0], &listed[0]] {
+        assert_eq!(provided.name(), on_disk.name());
+        assert_eq!(provided.description(), on_disk.description());
+        let [warning] = provided.diagnostics() else {
+            panic!("{:?}", provided.diagnostics());
+        };
+        assert_eq!(
+            (warning.severity, warning.code, &warning.message),
+            (
+                disk_warning.severity,
+                disk_warning.code,
+                &disk_warning.message
+            )
+        );
+        assert_eq!(warning.path, Path::new("pdf/SKILL.md"));
+    }
+
+    // Without a folder, a heading is the last fallback; with none either, it is refused.
+    let memory = ProvidedSkill::parse("---\nname: a/b\n---\n# notes\nTake notes.\n").unwrap();
+    assert_eq!(memory.name(), "notes");
+    assert_eq!(
+        memory.diagnostics()[0].to_string(),
+        "warning[unusable_name]: SKILL.md: the front matter `name` cannot name the skill: the \
+         name `a/b` holds a `/`, which would split its `skill://` address; use a name like \
+         `my-skill`. The skill takes the next name in line (the first heading)"
     );
 }

@@ -44,9 +44,10 @@ fn skill_in(
     text: &[u8],
     origin: Origin,
 ) -> Result<ProvidedSkill, SourceError> {
-    let fallback = folder.rsplit('/').next().filter(|name| !name.is_empty());
+    // The folder's own name; a skill at the top has none.
+    let folder_name = folder.rsplit('/').next().filter(|name| !name.is_empty());
     let text = String::from_utf8_lossy(text).into_owned();
-    let mut skill = ProvidedSkill::parse_with_fallback_name(text, fallback, origin)?;
+    let mut skill = ProvidedSkill::parse_in(text, skill_file, folder_name, origin)?;
     let prefix = if folder.is_empty() {
         String::new()
     } else {
