@@ -69,7 +69,6 @@ mod format;
 mod frontmatter;
 mod paths;
 mod read;
-mod reader;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 #[cfg(feature = "search")]
@@ -96,9 +95,8 @@ pub use discovery::{
 pub use error::{ErrorCode, error_json};
 pub use format::{NameError, SkillName};
 pub use read::{
-    DEFAULT_LOOK_AHEAD_BYTES, DEFAULT_MAX_CHARS, DEFAULT_MAX_FILE_BYTES, KnownSkill,
-    MAX_CHARS_CEILING, ReadError, ReadFile, ReadRequest, ReadResult, read_file_schema,
-    skill_file_schema,
+    Addressing, DEFAULT_LOOK_AHEAD_BYTES, DEFAULT_MAX_CHARS, DEFAULT_MAX_FILE_BYTES, FileVersion,
+    KnownSkill, MAX_CHARS_CEILING, ReadError, ReadFile, ReadRequest, ReadResult, SkillFileReader,
+    SkillFolder, SkillReader, read_file_schema, skill_file_schema,
 };
-pub use reader::{Addressing, FileVersion, SkillFileReader, SkillFolder, SkillReader};
 pub use skill::{DEFAULT_DESCRIPTION, Skill, Source};

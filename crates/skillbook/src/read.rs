@@ -20,31 +20,14 @@
 //! # }
 //! ```
 //!
-//! # What a call returns
-//!
-//! - Lines end at `\n`, `\r\n` or a lone `\r`. `content` holds the lines of the range joined by
-//!   `\n`, without line numbers; empty lines inside the range are kept. A UTF-8 byte order mark
-//!   at the start of the file is dropped.
-//! - `maxChars` (default [`DEFAULT_MAX_CHARS`], at most [`MAX_CHARS_CEILING`]) counts characters,
-//!   not bytes. Whole lines are returned while they fit; the first line that does not fit ends
-//!   the segment, and `nextStartLine` points at it. Only a first line longer than `maxChars` is
-//!   cut, at a character boundary; its remainder can be read by asking again with a larger
-//!   `maxChars`. Either way `truncated` is `true`.
-//! - Reads stream: lines before `startLine` are scanned, not kept, and memory stays the same
-//!   for a 1 KiB and a 4 GiB file. Hence `totalLines` is reported only when the end of the file
-//!   lies within the look-ahead (default [`DEFAULT_LOOK_AHEAD_BYTES`]) after the last line
-//!   returned; otherwise it is left out and `nextStartLine` says there is more.
-//! - Files over the size limit (default [`DEFAULT_MAX_FILE_BYTES`], can be disabled) are
-//!   refused. A NUL byte or invalid UTF-8 in the first 8 KiB, or in a returned line, makes the
-//!   file "not text".
-//! - When the file is the SKILL.md of a [`KnownSkill`], the content of every segment is wrapped
-//!   in `<skill_instructions name="…" dir="…">` … `</skill_instructions>` and the result carries
-//!   `"skill": "<name>"`, so a host's context compaction can tell skill instructions from other
-//!   reads. `maxChars` counts the content inside the wrapper.
+//! The skill reader ([`SkillReader`]) is the reader every surface reads skills through; the
+//! `read_file` tool over a [`ReadBoundary`] ([`ReadFile`]) reads a workspace as well. Both answer
+//! with a [`ReadResult`] or a [`ReadError`].
 
 pub(crate) mod arguments;
 mod error;
 mod lines;
+mod reader;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -56,6 +39,7 @@ use crate::boundary::ReadBoundary;
 use crate::catalog::escape_xml;
 
 pub use error::ReadError;
+pub use reader::{Addressing, FileVersion, SkillFileReader, SkillFolder, SkillReader};
 
 /// How many characters a call returns when it does not say (`maxChars`).
 pub const DEFAULT_MAX_CHARS: usize = 12_000;
@@ -172,6 +156,26 @@ impl ReadRequest {
 }
 
 /// What a successful call returns; serialises to the JSON a model sees (camelCase names).
+///
+/// - Lines end at `\n`, `\r\n` or a lone `\r`. `content` holds the lines of the range joined by
+///   `\n`, without line numbers; empty lines inside the range are kept. A UTF-8 byte order mark
+///   at the start of the file is dropped.
+/// - `maxChars` (default [`DEFAULT_MAX_CHARS`], at most [`MAX_CHARS_CEILING`]) counts characters,
+///   not bytes. Whole lines are returned while they fit; the first line that does not fit ends
+///   the segment, and `nextStartLine` points at it. Only a first line longer than `maxChars` is
+///   cut, at a character boundary; its remainder can be read by asking again with a larger
+///   `maxChars`. Either way `truncated` is `true`.
+/// - Reads stream: lines before `startLine` are scanned, not kept, and memory stays the same
+///   for a 1 KiB and a 4 GiB file. Hence `totalLines` is reported only when the end of the file
+///   lies within the look-ahead (default [`DEFAULT_LOOK_AHEAD_BYTES`]) after the last line
+///   returned; otherwise it is left out and `nextStartLine` says there is more.
+/// - Files over the size limit (default [`DEFAULT_MAX_FILE_BYTES`], can be disabled) are
+///   refused. A NUL byte or invalid UTF-8 in the first 8 KiB, or in a returned line, makes the
+///   file "not text".
+/// - When the file is the SKILL.md of a [`KnownSkill`], the content of every segment is wrapped
+///   in `<skill_instructions name="…" dir="…">` … `</skill_instructions>` and the result carries
+///   `"skill": "<name>"`, so a host's context compaction can tell skill instructions from other
+///   reads. `maxChars` counts the content inside the wrapper.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

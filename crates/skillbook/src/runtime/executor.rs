@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, error_json};
 use crate::format::SkillName;
+use crate::read::SkillReader;
 use crate::read::skill_instructions;
-use crate::reader::SkillReader;
 use crate::search::SearchIndex;
 
 use super::messages::{ToolCall, ToolResult};

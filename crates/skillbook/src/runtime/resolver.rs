@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::discovery::{DEFAULT_NAMESPACES, Discovery, Home, SymlinkPolicy};
-use crate::reader::Addressing;
+use crate::read::Addressing;
 use crate::sources::ProvidedSkill;
 
 use super::RunRequest;

@@ -13,7 +13,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discovery::{Discovered, DiscoveryCache, Limits};
 use crate::format::{SkillName, name_key};
 use crate::paths;
-use crate::reader::{Addressing, SkillReader};
+use crate::read::{Addressing, SkillReader};
 use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
 use crate::uri;

@@ -6,7 +6,7 @@ use crate::catalog::escape_xml;
 use crate::discovery::Limits;
 use crate::format::name_key;
 use crate::frontmatter;
-use crate::reader::SkillReader;
+use crate::read::SkillReader;
 
 use super::messages::ContextItem;
 use super::scope::{ResolvedScope, ScopedSkill};

@@ -3,7 +3,7 @@
 //! host.
 
 use super::*;
-use crate::reader::Addressing;
+use crate::read::Addressing;
 
 /// A tenant folder with `pdf` (and `refs/guide.md`) and the manual-only `runbook`.
 fn tenant_fixture() -> Fixture {
