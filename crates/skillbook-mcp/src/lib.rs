@@ -162,8 +162,6 @@ pub mod http;
 mod index;
 mod read;
 mod server;
-#[cfg(feature = "object-store")]
-pub mod store;
 mod watched;
 
 pub use budget::DEFAULT_READ_BUDGET;
@@ -175,6 +173,11 @@ pub use server::{
     ServerBuilder, SkillServer,
 };
 pub use watched::Watched;
+
+/// Skills from an object-store prefix (feature `object-store`): the crate
+/// [`skillbook_store`], which hosts without an MCP server use directly.
+#[cfg(feature = "object-store")]
+pub use skillbook_store as store;
 
 use std::sync::Arc;
 

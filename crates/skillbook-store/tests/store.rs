@@ -1,6 +1,5 @@
 //! Skills from an object-store prefix: the disk rules, the ETag cache, the limits and the URL
 //! forms, over the `object_store` crate's in-memory and local-file stores.
-#![cfg(feature = "object-store")]
 #![allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 
 use std::sync::Arc;
@@ -9,7 +8,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 use skillbook::sources::Origin;
-use skillbook_mcp::store::{Loaded, ObjectSource, StoreError, StoreLimits};
+use skillbook_store::{Loaded, ObjectSource, StoreError, StoreLimits};
 
 fn skill_md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nBody.\n")

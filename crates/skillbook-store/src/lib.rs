@@ -1,11 +1,51 @@
-//! Skills from an object-store prefix (feature `object-store`): S3, Google Cloud Storage, Azure
-//! Blob Storage or local files, through the [`object_store`] crate.
+//! skillbook-store: Agent Skills from an object-store prefix — S3, Google Cloud Storage, Azure
+//! Blob Storage or local files — through the [`object_store`] crate, for any host of the
+//! [`skillbook`] library (its agent runtime, the MCP server, a program of its own). No MCP stack
+//! comes with it.
 //!
 //! The prefix holds skills by the disk rules: a folder (a key prefix) holding `SKILL.md` is a
-//! skill and owns every object below it. [`ObjectSource::load`] lists the prefix and returns
-//! [`ProvidedSkill`]s, which a [`Scope`](skillbook::runtime::Scope) serves from memory like
-//! archive skills: nothing outside a skill's prefix is ever served, and no key reaches a file
-//! system.
+//! skill and owns every object below it (the library's one leaf rule, [`SkillFolders`]).
+//! [`ObjectSource::load`] lists the prefix and returns [`ProvidedSkill`]s, which a scope
+//! (`skillbook::runtime::Scope::with_provided`) or an MCP server serves from memory like archive
+//! skills: nothing outside a skill's prefix is ever served, and no key reaches a file system.
+//! Each skill is named as on disk (SPEC §2.3): a name it cannot take is reported with the
+//! problems of the load, and the next one in line is used.
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use object_store::memory::InMemory;
+//! use object_store::path::Path;
+//! use object_store::{ObjectStoreExt, PutPayload};
+//! use skillbook_store::ObjectSource;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A bucket with one skill below `acme/skills` (`ObjectSource::from_url` opens a real one:
+//! // `s3://bucket/acme/skills`, `gs://…`, `az://…`, `file:///…`).
+//! let bucket = Arc::new(InMemory::new());
+//! let text = "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# Steps\n";
+//! bucket
+//!     .put(&Path::from("acme/skills/pdf/SKILL.md"), PutPayload::from(text))
+//!     .await?;
+//! bucket
+//!     .put(&Path::from("acme/skills/notes.txt"), PutPayload::from("not in a skill"))
+//!     .await?;
+//!
+//! let source = ObjectSource::new(bucket, Path::from("acme/skills"), "memory:///acme/skills");
+//! let loaded = source.load().await?;
+//! assert_eq!(loaded.skills[0].name().as_str(), "pdf");
+//! assert_eq!(loaded.skills[0].uri(), "skill://pdf/SKILL.md");
+//! assert!(loaded.problems.is_empty());
+//!
+//! // Polling for changes: load again; objects whose ETag did not change are not downloaded.
+//! let again = source.load().await?;
+//! assert_eq!((again.downloaded, again.reused), (0, 1));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # The rules
 //!
 //! - **Keys.** A key below the prefix that is not a safe relative path (`..`, `.`, an empty
 //!   segment, a backslash or a control character) is refused and reported; `.git` and
@@ -16,14 +56,16 @@
 //!   holds exactly the objects served, within [`StoreLimits::max_total_bytes`].
 //! - **Limits.** An object over [`StoreLimits::max_file_bytes`] is left out and reported; past
 //!   [`StoreLimits::max_total_bytes`] (the cache size) or [`StoreLimits::max_objects`], the
-//!   remaining objects are left out and reported. The MCP server's own
-//!   [`ResourceLimits`](crate::ResourceLimits) then apply to each skill.
+//!   remaining objects are left out and reported. Whoever serves the skills then applies its own
+//!   limits to each (the MCP server's `ResourceLimits`, the runtime's sizes).
 //! - **Credentials** come from the usual environment variables (`AWS_*`, `GOOGLE_*`,
 //!   `AZURE_*`) or the options given, and never reach a message: every error and problem a
 //!   source reports passes one redaction, which replaces with `***` the user name and password
 //!   of any URL in it (`https://***@host`), and every value of a credential — an option or one
 //!   of those variables whose name holds `secret`, `token`, `password`, `key`, `sas` or
 //!   `credential`, and the user name and password of any URL among the values.
+//! - **TLS** is rustls with ring, installed as the process's crypto provider when a cloud store
+//!   is opened (unless one is installed already); neither aws-lc nor OpenSSL is built.
 //!
 //! Cloud stores are listed page by page: a key the store's client cannot parse fails its whole
 //! page, so the listing narrows in on that key (pages half as long each time), reports it and
@@ -44,6 +86,8 @@
 //! size and modification and change times, and a file modified within the last two seconds is
 //! read again at each load.
 
+#![deny(missing_docs)]
+
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::fmt;
@@ -53,15 +97,18 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path;
-use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreScheme};
+use object_store::{GetOptions, ObjectMeta, ObjectStore};
 use skillbook::sources::{
     Origin, ProvidedSkill, SKILL_FILE_NAMES, SkillFolders, SourceError, from_files,
 };
 use skillbook::{ReadBoundary, is_never_served};
 
 use folder::{list_folder, local_error};
+use redact::Secrets;
 
 mod folder;
+mod open;
+mod redact;
 
 /// Keys asked for in one listing request (the most S3 gives).
 const PAGE_KEYS: usize = 1000;
@@ -236,98 +283,6 @@ impl ObjectSource {
             secrets: Secrets::default(),
             cache: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// A source for an object-store URL: `s3://BUCKET/PREFIX`, `gs://BUCKET/PREFIX`,
-    /// `az://CONTAINER/PREFIX` (and the other Azure URL forms), or `file:///PATH` (a folder,
-    /// read beneath its handle like skills on disk). Cloud
-    /// stores read their credentials and settings from the environment (`AWS_ACCESS_KEY_ID`,
-    /// `AWS_ENDPOINT`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …); `options`
-    /// (the builders' configuration keys, such as `aws_endpoint` or `aws_allow_http`) override
-    /// them.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Url`] for a URL of another kind, [`StoreError::Option`] for an unknown
-    /// option, [`StoreError::Open`] when the store cannot be set up.
-    pub fn from_url<'o>(
-        url: &str,
-        options: impl IntoIterator<Item = (&'o str, &'o str)>,
-    ) -> Result<Self, StoreError> {
-        let label = without_credentials(url);
-        let options: Vec<(&str, &str)> = options.into_iter().collect();
-        let secrets = Secrets::of(url, &options);
-        let bad_url = |reason: String| StoreError::Url {
-            url: label.clone(),
-            reason: secrets.redact(&reason),
-        };
-        let parsed = url::Url::parse(url).map_err(|error| bad_url(error.to_string()))?;
-        let (scheme, prefix) =
-            ObjectStoreScheme::parse(&parsed).map_err(|error| bad_url(error.to_string()))?;
-        let open = |error: object_store::Error| StoreError::Open {
-            url: label.clone(),
-            reason: secrets.explain(&error),
-        };
-        let (store, pages): (Arc<dyn ObjectStore>, Option<Arc<dyn PaginatedListStore>>) =
-            match scheme {
-                ObjectStoreScheme::Local => {
-                    if let Some((key, _)) = options.first() {
-                        return Err(unknown_option(&label, key, "local files take no options"));
-                    }
-                    let folder = parsed.to_file_path().map_err(|()| {
-                        bad_url("it does not name an absolute local path".to_owned())
-                    })?;
-                    return Ok(ObjectSource {
-                        backend: Backend::Folder(folder),
-                        url: label,
-                        limits: StoreLimits::default(),
-                        secrets,
-                        cache: Mutex::new(HashMap::new()),
-                    });
-                }
-                ObjectStoreScheme::AmazonS3 => {
-                    let builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
-                    let builder = configure(
-                        builder,
-                        &options,
-                        &label,
-                        &secrets,
-                        |builder, key, value| builder.with_config(key, value),
-                    )?;
-                    paged(Arc::new(builder.build().map_err(open)?))
-                }
-                ObjectStoreScheme::GoogleCloudStorage => {
-                    let builder =
-                        object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
-                    let builder = configure(
-                        builder,
-                        &options,
-                        &label,
-                        &secrets,
-                        |builder, key, value| builder.with_config(key, value),
-                    )?;
-                    paged(Arc::new(builder.build().map_err(open)?))
-                }
-                ObjectStoreScheme::MicrosoftAzure => {
-                    let builder =
-                        object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
-                    let builder = configure(
-                        builder,
-                        &options,
-                        &label,
-                        &secrets,
-                        |builder, key, value| builder.with_config(key, value),
-                    )?;
-                    paged(Arc::new(builder.build().map_err(open)?))
-                }
-                _ => return Err(bad_url("this kind of store is not supported".to_owned())),
-            };
-        let mut source = ObjectSource::new(store, prefix, label);
-        if let Backend::Store { pages: paged, .. } = &mut source.backend {
-            *paged = pages;
-        }
-        source.secrets = secrets;
-        Ok(source)
     }
 
     /// Sets the limits.
@@ -693,35 +648,6 @@ impl ObjectSource {
     }
 }
 
-/// A cloud store's builder with `options` applied (each key parsed as the builder's
-/// configuration key), and TLS ready for it.
-fn configure<B, K>(
-    mut builder: B,
-    options: &[(&str, &str)],
-    url: &str,
-    secrets: &Secrets,
-    with: impl Fn(B, K, &str) -> B,
-) -> Result<B, StoreError>
-where
-    K: std::str::FromStr<Err = object_store::Error>,
-{
-    install_crypto();
-    for (key, value) in options {
-        let parsed = key.parse().map_err(|error: object_store::Error| {
-            unknown_option(url, key, &secrets.explain(&error))
-        })?;
-        builder = with(builder, parsed, value);
-    }
-    Ok(builder)
-}
-
-/// A cloud store, listed page by page.
-fn paged<S: ObjectStore + PaginatedListStore>(
-    store: Arc<S>,
-) -> (Arc<dyn ObjectStore>, Option<Arc<dyn PaginatedListStore>>) {
-    (store.clone(), Some(store))
-}
-
 /// The key a listing failed on because the client could not parse it.
 fn unparsable_key(error: &object_store::Error) -> Option<String> {
     use object_store::path::Error as PathError;
@@ -751,243 +677,9 @@ fn below(prefix: &Path, location: &Path) -> Option<String> {
     )
 }
 
-fn unknown_option(url: &str, key: &str, reason: &str) -> StoreError {
-    StoreError::Option {
-        url: url.to_owned(),
-        key: key.to_owned(),
-        reason: reason.to_owned(),
-    }
-}
-
-/// The URL without a user name, password or query (which may carry credentials).
-fn without_credentials(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) => {
-            let _ = parsed.set_username("");
-            let _ = parsed.set_password(None);
-            parsed.set_query(None);
-            parsed.set_fragment(None);
-            parsed.to_string()
-        }
-        Err(_) => url
-            .split(['?', '#'])
-            .next()
-            .unwrap_or_default()
-            .rsplit('@')
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
-    }
-}
-
-/// The words that make an option (or environment variable) a credential, whose value no
-/// message may show.
-const CREDENTIAL_WORDS: [&str; 6] = ["secret", "token", "password", "key", "sas", "credential"];
-
-/// The environment variables the stores' builders read their settings from.
-const STORE_VARIABLES: [&str; 3] = ["AWS_", "GOOGLE_", "AZURE_"];
-
-/// What a source's messages must never show: the values of its credentials. No `Debug`, so
-/// that they cannot be printed by mistake.
-#[derive(Clone, Default)]
-struct Secrets {
-    /// Longest first, so that a secret holding another is replaced whole.
-    values: Vec<String>,
-}
-
-impl Secrets {
-    /// The credentials of a store opened on `url` with `options`: the value of every option
-    /// and store environment variable named like a credential ([`CREDENTIAL_WORDS`]), and the
-    /// user name and password of `url` and of every value that is a URL (an endpoint).
-    fn of(url: &str, options: &[(&str, &str)]) -> Self {
-        let environment: Vec<(String, String)> = std::env::vars()
-            .filter(|(name, _)| STORE_VARIABLES.iter().any(|start| name.starts_with(start)))
-            .collect();
-        let settings = options.iter().copied().chain(
-            environment
-                .iter()
-                .map(|(name, value)| (name.as_str(), value.as_str())),
-        );
-        let mut values = userinfo(url);
-        for (key, value) in settings {
-            values.extend(userinfo(value));
-            let key = key.to_ascii_lowercase();
-            if !CREDENTIAL_WORDS.iter().any(|word| key.contains(word))
-                || matches!(value, "true" | "false")
-            {
-                continue;
-            }
-            values.push(value.to_owned());
-            // A SAS token is a query string whose parameters show up one by one in request
-            // URLs: each long one (the signature) is a secret of its own.
-            for parameter in value.trim_start_matches('?').split('&') {
-                if let Some((_, raw)) = parameter.split_once('=')
-                    && raw.len() >= 6
-                {
-                    values.push(raw.to_owned());
-                    values.push(decoded(raw));
-                }
-            }
-        }
-        values.retain(|value| !value.is_empty());
-        values.sort_by(|left, right| right.len().cmp(&left.len()).then(left.cmp(right)));
-        values.dedup();
-        Secrets { values }
-    }
-
-    /// `error`'s message and its causes', on one line, redacted: what a message may say of it.
-    fn explain(&self, error: &dyn std::error::Error) -> String {
-        let mut message = error.to_string();
-        let mut cause = error.source();
-        while let Some(inner) = cause {
-            let said = inner.to_string();
-            if !message.contains(&said) {
-                message.push_str(": ");
-                message.push_str(&said);
-            }
-            cause = inner.source();
-        }
-        self.redact(&message)
-    }
-
-    /// `message` with the user name and password of every URL in it and every secret value
-    /// replaced by `***`.
-    fn redact(&self, message: &str) -> String {
-        let mut redacted = without_userinfo(message);
-        for secret in &self.values {
-            if redacted.contains(secret.as_str()) {
-                redacted = redacted.replace(secret.as_str(), "***");
-            }
-        }
-        redacted
-    }
-}
-
-/// The user name and password of `value` when it is a URL holding them, as written and
-/// percent-decoded.
-fn userinfo(value: &str) -> Vec<String> {
-    let Ok(parsed) = url::Url::parse(value) else {
-        return Vec::new();
-    };
-    [parsed.username(), parsed.password().unwrap_or_default()]
-        .into_iter()
-        .filter(|part| !part.is_empty())
-        .flat_map(|part| [part.to_owned(), decoded(part)])
-        .collect()
-}
-
-/// A percent-encoded text, decoded.
-fn decoded(text: &str) -> String {
-    percent_encoding::percent_decode_str(text)
-        .decode_utf8_lossy()
-        .into_owned()
-}
-
-/// `text` with the user name and password of every URL in it replaced by `***`
-/// (`https://user:password@host/` → `https://***@host/`): the authority runs from `://` to the
-/// first character a user name or password cannot hold unencoded, and its user information to
-/// its last `@`.
-fn without_userinfo(text: &str) -> String {
-    let ends_authority = |c: char| {
-        c.is_whitespace()
-            || c.is_control()
-            || matches!(
-                c,
-                '/' | '?' | '#' | '"' | '`' | '<' | '>' | '\\' | '[' | ']' | '{' | '}' | '|' | '^'
-            )
-    };
-    let mut shown = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("://") {
-        let (before, after) = rest.split_at(start + 3);
-        shown.push_str(before);
-        let authority = &after[..after.find(ends_authority).unwrap_or(after.len())];
-        rest = match authority.rfind('@') {
-            Some(at) => {
-                shown.push_str("***");
-                &after[at..]
-            }
-            None => after,
-        };
-    }
-    shown.push_str(rest);
-    shown
-}
-
-/// Makes ring the process's TLS crypto provider (once; one already installed is kept).
-fn install_crypto() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{ObjectSource, Secrets, StoreError, without_userinfo};
-
-    #[test]
-    fn the_user_information_of_every_url_is_hidden() {
-        for (text, shown) in [
-            (
-                "GET https://user:pw@host/x failed",
-                "GET https://***@host/x failed",
-            ),
-            ("http://user@host:9000", "http://***@host:9000"),
-            ("http://user:p@ss@host?q", "http://***@host?q"),
-            (
-                "(http://a:b@one) and (s3://c:d@two/)",
-                "(http://***@one) and (s3://***@two/)",
-            ),
-            (
-                "http://host/a@b and mail@example.com",
-                "http://host/a@b and mail@example.com",
-            ),
-            ("no url: user:pw@host", "no url: user:pw@host"),
-            ("http://", "http://"),
-        ] {
-            assert_eq!(without_userinfo(text), shown, "{text}");
-        }
-    }
-
-    #[test]
-    fn credential_values_are_hidden_and_other_settings_shown() {
-        let secrets = Secrets::of(
-            "s3://bucket/skills",
-            &[
-                (
-                    "aws_endpoint",
-                    "http://minio:p%40ss%26word@store.internal:9000",
-                ),
-                ("aws_secret_access_key", "wJalrXUtnFEMI/K7MDENG"),
-                ("AWS_SESSION_TOKEN", "session-token-value"),
-                ("azure_storage_sas_key", "sv=2022-11-02&sig=c2lnbmF0dXJl%2B"),
-                ("aws_region", "eu-west-1"),
-                ("aws_sse_bucket_key_enabled", "true"),
-            ],
-        );
-        let message = "endpoint store.internal:9000 as minio with p@ss&word, secret \
-                       wJalrXUtnFEMI/K7MDENG, token session-token-value, signature \
-                       c2lnbmF0dXJl+ or c2lnbmF0dXJl%2B, in eu-west-1: true";
-        assert_eq!(
-            secrets.redact(message),
-            "endpoint store.internal:9000 as *** with ***, secret ***, token ***, signature \
-             *** or ***, in eu-west-1: true"
-        );
-    }
-
-    #[test]
-    fn an_error_is_explained_with_its_causes_and_without_credentials() {
-        let secrets = Secrets::of(
-            "s3://bucket/skills",
-            &[("aws_secret_access_key", "hunter2")],
-        );
-        let error = object_store::Error::Generic {
-            store: "S3",
-            source: "cannot reach http://user:pw@host/ with hunter2".into(),
-        };
-        assert_eq!(
-            secrets.explain(&error),
-            "Generic S3 error: cannot reach http://***@host/ with ***"
-        );
-    }
+    use super::{ObjectSource, StoreError};
 
     /// The real path: an endpoint nobody listens on (port 1 of the loopback), so listing fails
     /// with a connection error that names the request's URL.
