@@ -2,7 +2,7 @@
 # Checks that the library builds with no optional feature and with each of its features alone
 # (what `cargo hack --each-feature` does, without installing it). The features are read from
 # `cargo metadata`, so a feature added to crates/skillbook/Cargo.toml is checked without editing
-# this script. Stops at the first combination that does not build.
+# this script. Stops at the first combination that does not build, or builds with warnings.
 #
 # Usage: bash scripts/check-features.sh [extra cargo check arguments, e.g. --offline]
 set -euo pipefail
@@ -30,8 +30,16 @@ check() {
   shift
   local started=$SECONDS
   echo "+ cargo check -p $package --no-default-features${*:+ $*} --locked"
-  if ! cargo check -p "$package" --no-default-features "$@" --locked --quiet "${extra[@]}"; then
+  local output
+  if ! output=$(cargo check -p "$package" --no-default-features "$@" --locked --quiet "${extra[@]}" 2>&1); then
+    echo "$output" >&2
     echo "error: $package does not build with $label (cargo check -p $package --no-default-features${*:+ $*})" >&2
+    exit 1
+  fi
+  # Warnings count too: code a feature leaves unused is code that feature should gate.
+  if grep -q '^warning' <<<"$output"; then
+    echo "$output" >&2
+    echo "error: $package builds with warnings with $label (cargo check -p $package --no-default-features${*:+ $*})" >&2
     exit 1
   fi
   echo "  $label: ok in $((SECONDS - started))s"

@@ -49,14 +49,18 @@
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
-use crate::frontmatter::{self, SkillDocument};
+#[cfg(feature = "check")]
+use crate::frontmatter;
+use crate::frontmatter::SkillDocument;
 
 mod name;
 mod position;
 mod rules;
 mod skill_name;
 
+#[cfg(feature = "check")]
 pub use name::MAX_NAME_CHARACTERS;
+#[cfg(feature = "check")]
 pub use rules::{
     CLIENT_FIELDS, FORMAT_FIELDS, MAX_COMPATIBILITY_CHARACTERS, MAX_DESCRIPTION_CHARACTERS,
 };
@@ -64,6 +68,7 @@ pub(crate) use skill_name::name_key;
 pub use skill_name::{NameError, SkillName};
 
 /// How strictly findings count.
+#[cfg_attr(not(feature = "check"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Mode {
@@ -169,12 +174,14 @@ pub(crate) fn grade(diagnostics: Vec<Diagnostic>, mode: Mode) -> Vec<Diagnostic>
 /// Every problem of a parsed skill file: the reader's own diagnostics and the format's rules,
 /// graded for `mode`, in line order. `path` is the skill file; its directory's name is the one
 /// the `name` must equal.
+#[cfg(feature = "check")]
 pub fn check_document(path: &Path, document: &SkillDocument, mode: Mode) -> Vec<Diagnostic> {
     check_document_allowing(path, document, mode, &[])
 }
 
 /// [`check_document`], with `allowed_fields` accepted as if the format defined them (no
 /// `unknown_field` for them).
+#[cfg(feature = "check")]
 pub(crate) fn check_document_allowing(
     path: &Path,
     document: &SkillDocument,
@@ -190,6 +197,7 @@ pub(crate) fn check_document_allowing(
 
 /// The format's findings for a skill file's text held in memory: the text is read as discovery
 /// reads a `SKILL.md`, then every rule is applied and graded for `mode`.
+#[cfg(feature = "check")]
 pub fn check_text(path: &Path, text: &str, mode: Mode) -> Vec<Diagnostic> {
     check_document(path, &frontmatter::parse(path, text), mode)
 }
