@@ -80,6 +80,144 @@ pub(crate) fn json(value: &impl Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes a JSON object exactly as the pretty printer writes it, a field at a time, so a large
+/// field can be written as it is made instead of being built whole first. The object stands at
+/// the top of the document (its fields two spaces in).
+pub(crate) struct PrettyObject<W> {
+    out: W,
+    fields: usize,
+}
+
+impl<W: Write> PrettyObject<W> {
+    pub(crate) fn new(out: W) -> Self {
+        PrettyObject { out, fields: 0 }
+    }
+
+    /// Writes the field `name` with `value`, pretty-printed.
+    pub(crate) fn field(&mut self, name: &str, value: &impl Serialize) -> io::Result<()> {
+        self.field_with(name, |out| {
+            serde_json::to_writer_pretty(Indented::new(out, 2), value).map_err(io::Error::from)
+        })
+    }
+
+    /// Writes the field `name`, whose value `write` writes (pretty, two spaces in after each
+    /// line break it writes), and returns what `write` returned.
+    pub(crate) fn field_with<T>(
+        &mut self,
+        name: &str,
+        write: impl FnOnce(&mut W) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let separator: &[u8] = if self.fields == 0 { b"{\n  " } else { b",\n  " };
+        self.out.write_all(separator)?;
+        serde_json::to_writer(&mut self.out, name)?;
+        self.out.write_all(b": ")?;
+        self.fields += 1;
+        write(&mut self.out)
+    }
+
+    /// Closes the object and a line, and gives the writer back (not flushed).
+    pub(crate) fn end(mut self) -> io::Result<W> {
+        let end: &[u8] = if self.fields == 0 { b"{}\n" } else { b"\n}\n" };
+        self.out.write_all(end)?;
+        Ok(self.out)
+    }
+}
+
+/// Writes pretty JSON `depth` spaces further in: after each line break. JSON strings hold no
+/// line breaks (they are escaped), so every line break is one of the printer's.
+pub(crate) struct Indented<W> {
+    inner: W,
+    depth: usize,
+}
+
+impl<W: Write> Indented<W> {
+    pub(crate) fn new(inner: W, depth: usize) -> Self {
+        Indented { inner, depth }
+    }
+}
+
+impl<W: Write> Write for Indented<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        const SPACES: &[u8] = b"        ";
+        let indent = &SPACES[..self.depth.min(SPACES.len())];
+        let mut lines = bytes.split(|byte| *byte == b'\n');
+        if let Some(first) = lines.next() {
+            self.inner.write_all(first)?;
+        }
+        for line in lines {
+            self.inner.write_all(b"\n")?;
+            self.inner.write_all(indent)?;
+            self.inner.write_all(line)?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes what is written to it as the contents of one JSON string, escaped as serde_json
+/// escapes strings, so a long text can be put in a document as it is made. The opening quote
+/// goes out with the first bytes, the closing one with [`JsonString::end`].
+///
+/// Escaping works byte by byte: only ASCII bytes are ever escaped, and no byte of a multi-byte
+/// UTF-8 character is ASCII, so a character split between two writes comes out whole.
+pub(crate) struct JsonString<W> {
+    out: W,
+    opened: bool,
+}
+
+impl<W: Write> JsonString<W> {
+    pub(crate) fn new(out: W) -> Self {
+        JsonString { out, opened: false }
+    }
+
+    /// Closes the string (`""` when nothing was written).
+    pub(crate) fn end(mut self) -> io::Result<()> {
+        self.open()?;
+        self.out.write_all(b"\"")
+    }
+
+    fn open(&mut self) -> io::Result<()> {
+        if !self.opened {
+            self.out.write_all(b"\"")?;
+            self.opened = true;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for JsonString<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
+        self.open()?;
+        let mut plain = 0;
+        for (at, &byte) in bytes.iter().enumerate() {
+            let escape = match byte {
+                b'"' => CharEscape::Quote,
+                b'\\' => CharEscape::ReverseSolidus,
+                b'\x08' => CharEscape::Backspace,
+                b'\t' => CharEscape::Tab,
+                b'\n' => CharEscape::LineFeed,
+                b'\x0c' => CharEscape::FormFeed,
+                b'\r' => CharEscape::CarriageReturn,
+                0x00..=0x1f => CharEscape::AsciiControl(byte),
+                _ => continue,
+            };
+            self.out.write_all(&bytes[plain..at])?;
+            CompactFormatter.write_char_escape(&mut self.out, escape)?;
+            plain = at + 1;
+        }
+        self.out.write_all(&bytes[plain..])?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// Leaves a command's last big value to the end of the process instead of freeing it piece by
 /// piece (a hundred thousand skills take a noticeable moment to free, and the process is about to
 /// exit anyway).
@@ -117,4 +255,52 @@ pub(crate) fn printable(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_written_in_pieces_is_escaped_as_serde_json_escapes_it() {
+        let mut text: String = (0u8..=0x7f).map(char::from).collect();
+        text.push_str("é数\u{2028}\u{fffd}🦀 end");
+        for piece in [1, 2, 3, 7, 64, text.len()] {
+            let mut bytes = Vec::new();
+            let mut string = JsonString::new(&mut bytes);
+            for chunk in text.as_bytes().chunks(piece) {
+                string.write_all(chunk).unwrap();
+            }
+            string.end().unwrap();
+            assert_eq!(
+                String::from_utf8(bytes).unwrap(),
+                serde_json::to_string(&text).unwrap()
+            );
+        }
+        let mut empty = Vec::new();
+        JsonString::new(&mut empty).end().unwrap();
+        assert_eq!(empty, b"\"\"");
+    }
+
+    #[test]
+    fn an_object_written_a_field_at_a_time_matches_the_pretty_printer() {
+        let value = serde_json::json!({
+            "text": "a\nb",
+            "nothing": null,
+            "count": 3,
+            "list": [{"x": [1, 2]}, {}],
+            "empty": [],
+            "flag": false,
+        });
+        let mut object = PrettyObject::new(Vec::new());
+        for (name, field) in value.as_object().unwrap() {
+            object.field(name, field).unwrap();
+        }
+        let written = object.end().unwrap();
+        let mut expected = serde_json::to_string_pretty(&value).unwrap();
+        expected.push('\n');
+        assert_eq!(String::from_utf8(written).unwrap(), expected);
+        let empty = PrettyObject::new(Vec::new()).end().unwrap();
+        assert_eq!(empty, b"{}\n");
+    }
 }

@@ -17,11 +17,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::io;
 
 use serde::Serialize;
 
 use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
+
+mod output;
 
 /// The read tool's name: what the catalog tells the model to call, and what a policy sees
 /// every read as.
@@ -89,6 +92,9 @@ impl Tier {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Catalog<'a> {
+    /// Discovered skills, read where they lie: no entry is made for each.
+    skills: Vec<&'a Skill>,
+    /// Entries given as such.
     entries: Vec<CatalogEntry<'a>>,
     reader: String,
     search: String,
@@ -98,13 +104,18 @@ pub struct Catalog<'a> {
 impl<'a> Catalog<'a> {
     /// A catalog of discovered `skills`; manual-only skills are left out when rendering.
     pub fn new(skills: impl IntoIterator<Item = &'a Skill>) -> Self {
-        Catalog::from_entries(skills.into_iter().map(CatalogEntry::from))
+        Catalog::of(skills.into_iter().collect(), Vec::new())
     }
 
     /// A catalog of any entries (discovered skills, provided skills, or both).
     pub fn from_entries(entries: impl IntoIterator<Item = CatalogEntry<'a>>) -> Self {
+        Catalog::of(Vec::new(), entries.into_iter().collect())
+    }
+
+    fn of(skills: Vec<&'a Skill>, entries: Vec<CatalogEntry<'a>>) -> Self {
         Catalog {
-            entries: entries.into_iter().collect(),
+            skills,
+            entries,
             reader: READ_FILE.to_owned(),
             search: SEARCH_SKILLS.to_owned(),
             budget: None,
@@ -136,18 +147,7 @@ impl<'a> Catalog<'a> {
 
     /// Renders the catalog, or `None` when no skill is model-visible.
     pub fn render(&self) -> Option<RenderedCatalog> {
-        // Each entry with its sort key, trimmed once rather than at every comparison.
-        let mut keyed: Vec<((&str, &str, &str), &CatalogEntry<'_>)> = self
-            .entries
-            .iter()
-            .filter(|entry| entry.model_visible)
-            .map(|entry| (entry.sort_key(), entry))
-            .collect();
-        if keyed.is_empty() {
-            return None;
-        }
-        keyed.sort_unstable_by(|left, right| left.0.cmp(&right.0));
-        let entries: Vec<&CatalogEntry<'_>> = keyed.into_iter().map(|(_, entry)| entry).collect();
+        let entries = self.visible_sorted()?;
         let mut rendered = None;
         for tier in Tier::ALL {
             let text = self.render_tier(tier, &entries);
@@ -159,23 +159,116 @@ impl<'a> Catalog<'a> {
             }
         }
         let (tier, text, size) = rendered?;
-        let listed = if tier == Tier::SearchOnly {
-            0
-        } else {
-            entries.len()
-        };
-        Some(RenderedCatalog {
-            fingerprint: Fingerprint::of(&text),
-            text,
-            tier,
-            listed,
-            left_out: entries.len() - listed,
-            over_budget: self.budget.is_some_and(|budget| size > budget),
-        })
+        let over_budget = self.budget.is_some_and(|budget| size > budget);
+        let summary = WrittenCatalog::new(Fingerprint::of(&text), tier, entries.len(), over_budget);
+        Some(RenderedCatalog::from_summary(text, summary))
     }
 
-    /// The catalog of `entries` (sorted, model-visible) in `tier`.
-    fn render_tier(&self, tier: Tier, entries: &[&CatalogEntry<'_>]) -> String {
+    /// Writes the catalog to `out` as it is rendered, never holding its whole text, and says
+    /// what it wrote; `None`, with nothing written, when no skill is model-visible.
+    ///
+    /// The bytes are those of [`Catalog::render`]'s text, and the tier, counts and fingerprint
+    /// those it reports. With a budget, each tier is first measured (rendered and counted, not
+    /// kept) until one fits. `out` is not flushed; give it a buffer, as the catalog is written
+    /// in many small pieces.
+    ///
+    /// # Errors
+    ///
+    /// The first error writing to `out` returned; what was written before it stays written.
+    pub fn write_to(&self, out: impl io::Write) -> io::Result<Option<WrittenCatalog>> {
+        let Some(entries) = self.visible_sorted() else {
+            return Ok(None);
+        };
+        let (tier, over_budget) = self.fitting_tier(&entries);
+        let mut writer = output::Writer::new(out);
+        let written = self.write_tier(tier, &entries, &mut writer);
+        let fingerprint = writer.finish(written)?;
+        Ok(Some(WrittenCatalog::new(
+            fingerprint,
+            tier,
+            entries.len(),
+            over_budget,
+        )))
+    }
+
+    /// The model-visible entries in catalog order, or `None` when there are none.
+    fn visible_sorted(&self) -> Option<Vec<Listed<'_>>> {
+        // Each entry with its trimmed name, trimmed once rather than at every comparison; the
+        // rest of the key is made only when two names are equal, which is rare (so the sort
+        // holds one string slice per entry, not three).
+        let skills = self
+            .skills
+            .iter()
+            .filter(|skill| skill.is_model_visible())
+            .map(|skill| (skill.name.as_str().trim(), Listed::Skill(skill)));
+        let entries = self
+            .entries
+            .iter()
+            .filter(|entry| entry.model_visible)
+            .map(|entry| (entry.name.trim(), Listed::Entry(entry)));
+        let mut named: Vec<(&str, Listed<'_>)> = skills.chain(entries).collect();
+        if named.is_empty() {
+            return None;
+        }
+        named.sort_unstable_by(|(left_name, left), (right_name, right)| {
+            left_name
+                .cmp(right_name)
+                .then_with(|| left.entry().sort_key().cmp(&right.entry().sort_key()))
+        });
+        Some(named.into_iter().map(|(_, listed)| listed).collect())
+    }
+
+    /// The first tier of `entries` (sorted, model-visible) that fits the budget, each measured
+    /// without being kept, and whether even the last is over it.
+    fn fitting_tier(&self, entries: &[Listed<'_>]) -> (Tier, bool) {
+        let Some(budget) = self.budget else {
+            return (Tier::Full, false);
+        };
+        for tier in Tier::ALL {
+            let mut counter = output::Counter::default();
+            // Counting never fails.
+            let _ = self.write_tier(tier, entries, &mut counter);
+            if counter.characters() <= budget {
+                return (tier, false);
+            }
+        }
+        (Tier::SearchOnly, true)
+    }
+
+    /// The catalog of `entries` (sorted, model-visible) in `tier`, as text, made in one
+    /// allocation (room that ran out would double).
+    fn render_tier(&self, tier: Tier, entries: &[Listed<'_>]) -> String {
+        let mut text = String::with_capacity(self.estimated_size(tier, entries));
+        // Writing to a string never fails.
+        let _ = self.write_tier(tier, entries, &mut text);
+        text
+    }
+
+    /// About how many bytes the catalog of `entries` in `tier` takes, rather more than fewer.
+    fn estimated_size(&self, tier: Tier, entries: &[Listed<'_>]) -> usize {
+        let listed: usize = if tier == Tier::SearchOnly {
+            0
+        } else {
+            entries
+                .iter()
+                .map(|listed| listed.entry().estimated_size(tier))
+                .sum()
+        };
+        let templates = [INTRODUCTION, SHORTENED, SEARCH, SEARCH_ONLY, CLOSING]
+            .iter()
+            .map(|template| template.len())
+            .sum::<usize>();
+        // The tool names go in the templates a few times each.
+        listed + templates + 8 * (self.reader.len() + self.search.len()) + 256
+    }
+
+    /// Writes the catalog of `entries` (sorted, model-visible) in `tier` to `out`.
+    fn write_tier(
+        &self,
+        tier: Tier,
+        entries: &[Listed<'_>],
+        out: &mut impl fmt::Write,
+    ) -> fmt::Result {
         let fill = |template: &str| {
             template
                 .trim_end()
@@ -187,33 +280,47 @@ impl<'a> Catalog<'a> {
                 1 => "1 skill is".to_owned(),
                 count => format!("{count} skills are"),
             };
-            return fill(SEARCH_ONLY).replace("{count} are", &count);
+            return out.write_str(&fill(SEARCH_ONLY).replace("{count} are", &count));
         }
-        let size: usize = entries
-            .iter()
-            .map(|entry| entry.name.len() + entry.description.len() + entry.location.len() + 96)
-            .sum();
-        let mut text = String::with_capacity(size + INTRODUCTION.len() + CLOSING.len() + 256);
-        text.push_str(&fill(INTRODUCTION));
-        text.push_str("\n\n<available_skills>\n");
-        for entry in entries {
-            entry.render_into(&mut text, tier);
+        out.write_str(&fill(INTRODUCTION))?;
+        out.write_str("\n\n<available_skills>\n")?;
+        for listed in entries {
+            listed.entry().write_to(out, tier)?;
         }
-        text.push_str("</available_skills>\n");
-        match tier {
-            Tier::FirstSentence => {
-                text.push_str(&fill(SHORTENED));
-                text.push('\n');
-            }
-            Tier::NamesOnly => {
-                text.push_str(&fill(SEARCH));
-                text.push('\n');
-            }
-            Tier::Full | Tier::SearchOnly => {}
+        out.write_str("</available_skills>\n")?;
+        let note = match tier {
+            Tier::FirstSentence => Some(SHORTENED),
+            Tier::NamesOnly => Some(SEARCH),
+            Tier::Full | Tier::SearchOnly => None,
+        };
+        if let Some(note) = note {
+            out.write_str(&fill(note))?;
+            out.write_str("\n")?;
         }
-        text.push('\n');
-        text.push_str(&fill(CLOSING));
-        text
+        out.write_str("\n")?;
+        out.write_str(&fill(CLOSING))
+    }
+}
+
+/// One entry of a catalog, where it lies: a discovered skill or an entry given as such.
+#[derive(Debug, Clone, Copy)]
+enum Listed<'c> {
+    Skill(&'c Skill),
+    Entry(&'c CatalogEntry<'c>),
+}
+
+impl<'c> Listed<'c> {
+    /// The entry, borrowing its text from where it lies.
+    fn entry(self) -> CatalogEntry<'c> {
+        match self {
+            Listed::Skill(skill) => CatalogEntry::from(skill),
+            Listed::Entry(entry) => CatalogEntry::new(
+                &*entry.name,
+                &*entry.description,
+                &*entry.location,
+                entry.model_visible,
+            ),
+        }
     }
 }
 
@@ -251,23 +358,41 @@ impl<'a> CatalogEntry<'a> {
         (self.name.trim(), self.description.trim(), &self.location)
     }
 
-    fn render_into(&self, text: &mut String, tier: Tier) {
-        text.push_str("  <skill>\n    <name>");
-        text.push_str(&escape_xml(&carriable(self.name.trim())));
-        text.push_str("</name>\n");
+    /// About how many bytes the entry takes in `tier`, rather more than fewer: its values, an
+    /// eighth more for escapes (`&amp;` stands for one character), and the markup around them.
+    fn estimated_size(&self, tier: Tier) -> usize {
+        /// The tags, indentation and line breaks around a name and a location.
+        const MARKUP: usize = 65;
+        /// Those around a description.
+        const DESCRIPTION_MARKUP: usize = 32;
+        let description = match tier {
+            Tier::Full => DESCRIPTION_MARKUP + self.description.len(),
+            Tier::FirstSentence => {
+                DESCRIPTION_MARKUP + self.description.len().min(4 * SHORT_DESCRIPTION_CHARACTERS)
+            }
+            Tier::NamesOnly | Tier::SearchOnly => 0,
+        };
+        let values = self.name.len() + description + self.location.len();
+        MARKUP + values + values / 8
+    }
+
+    fn write_to(&self, out: &mut impl fmt::Write, tier: Tier) -> fmt::Result {
+        out.write_str("  <skill>\n    <name>")?;
+        out.write_str(&escape_xml(&carriable(self.name.trim())))?;
+        out.write_str("</name>\n")?;
         let description = match tier {
             Tier::Full => Some(Cow::Borrowed(self.description.trim())),
             Tier::FirstSentence => Some(first_sentence(&self.description)),
             Tier::NamesOnly | Tier::SearchOnly => None,
         };
         if let Some(description) = description {
-            text.push_str("    <description>");
-            text.push_str(&escape_xml(&carriable(&description)));
-            text.push_str("</description>\n");
+            out.write_str("    <description>")?;
+            out.write_str(&escape_xml(&carriable(&description)))?;
+            out.write_str("</description>\n")?;
         }
-        text.push_str("    <location>");
-        text.push_str(&escape_xml(&carriable(&self.location)));
-        text.push_str("</location>\n  </skill>\n");
+        out.write_str("    <location>")?;
+        out.write_str(&escape_xml(&carriable(&self.location)))?;
+        out.write_str("</location>\n  </skill>\n")
     }
 }
 
@@ -314,6 +439,25 @@ pub struct RenderedCatalog {
 }
 
 impl RenderedCatalog {
+    /// The catalog `text`, and what [`Catalog::render`] found of it.
+    fn from_summary(text: String, summary: WrittenCatalog) -> Self {
+        let WrittenCatalog {
+            fingerprint,
+            tier,
+            listed,
+            left_out,
+            over_budget,
+        } = summary;
+        RenderedCatalog {
+            text,
+            fingerprint,
+            tier,
+            listed,
+            left_out,
+            over_budget,
+        }
+    }
+
     /// Appends the catalog to a host's system prompt (see [`append_to_prompt`]).
     pub fn append_to(&self, host_prompt: &str) -> String {
         append_to_prompt(host_prompt, Some(self))
@@ -323,6 +467,38 @@ impl RenderedCatalog {
 impl fmt::Display for RenderedCatalog {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(&self.text)
+    }
+}
+
+/// What [`Catalog::write_to`] wrote: all a [`RenderedCatalog`] says but its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WrittenCatalog {
+    /// A stable fingerprint of the text written: equal to the [`RenderedCatalog`]'s.
+    pub fingerprint: Fingerprint,
+    /// How much of each skill it shows: the first tier that fits the budget.
+    pub tier: Tier,
+    /// How many skills are listed: every model-visible skill, or none in
+    /// [`Tier::SearchOnly`].
+    pub listed: usize,
+    /// How many model-visible skills are not listed (all of them in [`Tier::SearchOnly`], else
+    /// none): the search tool finds them.
+    pub left_out: usize,
+    /// Even [`Tier::SearchOnly`] is larger than the budget; it is written anyway.
+    pub over_budget: bool,
+}
+
+impl WrittenCatalog {
+    /// A catalog of `visible` model-visible skills in `tier`.
+    fn new(fingerprint: Fingerprint, tier: Tier, visible: usize, over_budget: bool) -> Self {
+        let listed = if tier == Tier::SearchOnly { 0 } else { visible };
+        WrittenCatalog {
+            fingerprint,
+            tier,
+            listed,
+            left_out: visible - listed,
+            over_budget,
+        }
     }
 }
 
@@ -348,18 +524,41 @@ pub struct Fingerprint(u64);
 impl Fingerprint {
     /// The fingerprint of `text`.
     pub fn of(text: &str) -> Self {
-        const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-        const PRIME: u64 = 0x0000_0100_0000_01b3;
-        let hash = text.bytes().fold(OFFSET, |hash, byte| {
-            (hash ^ u64::from(byte)).wrapping_mul(PRIME)
-        });
-        Fingerprint(hash)
+        let mut hasher = FingerprintHasher::new();
+        hasher.update(text.as_bytes());
+        hasher.finish()
     }
 
     /// The 64 bits, for a host that stores fingerprints as numbers.
     #[must_use]
     pub fn as_u64(self) -> u64 {
         self.0
+    }
+}
+
+/// A [`Fingerprint`] made a piece at a time: the pieces of a text, in order, give the text's.
+#[derive(Debug, Clone, Copy)]
+struct FingerprintHasher(u64);
+
+impl FingerprintHasher {
+    /// FNV-1a's offset basis.
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    /// FNV-1a's 64-bit prime.
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+
+    fn new() -> Self {
+        FingerprintHasher(Self::OFFSET)
+    }
+
+    /// Takes in the next piece of the text.
+    fn update(&mut self, bytes: &[u8]) {
+        self.0 = bytes.iter().fold(self.0, |hash, byte| {
+            (hash ^ u64::from(*byte)).wrapping_mul(Self::PRIME)
+        });
+    }
+
+    fn finish(self) -> Fingerprint {
+        Fingerprint(self.0)
     }
 }
 
@@ -449,7 +648,7 @@ fn carriable(text: &str) -> Cow<'_, str> {
 }
 
 /// Escapes `&`, `<`, `>`, `"` and `'` for XML text and attribute values.
-pub fn escape_xml(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_xml(text: &str) -> Cow<'_, str> {
     if !text.contains(['&', '<', '>', '"', '\'']) {
         return Cow::Borrowed(text);
     }

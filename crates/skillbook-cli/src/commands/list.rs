@@ -9,7 +9,7 @@ use std::sync::mpsc::{self, Receiver};
 use skillbook::{Discovered, Skill};
 
 use crate::cli::{CommonArgs, Format};
-use crate::output::{self, Outcome};
+use crate::output::{self, Indented, Outcome, PrettyObject};
 use crate::settings;
 
 /// Skills a thread renders at a time.
@@ -20,28 +20,26 @@ const MAX_THREADS: usize = 4;
 
 /// Prints the JSON document of `skillbook list` (SPEC §9) — `{"skills", "read_roots",
 /// "diagnostics"}`, exactly as the pretty printer prints it — with the skills rendered on a
-/// thread per core (at most [`MAX_THREADS`]), a chunk at a time (each skill reads its front matter's fields again, which
-/// is most of the work), written in order with only a few chunks held at once.
+/// thread per core (at most [`MAX_THREADS`]), a chunk at a time (each skill reads its front
+/// matter's fields again, which is most of the work), written in order with only a few chunks
+/// held at once.
 fn print_json(found: &Discovered) -> anyhow::Result<()> {
     let read_roots: Vec<String> = found
         .read_roots()
         .iter()
         .map(|root| display(root))
         .collect();
-    let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    stdout.write_all(b"{\n  \"skills\": ")?;
-    print_skills(&mut stdout, found.skills())?;
-    stdout.write_all(b",\n  \"read_roots\": ")?;
-    serde_json::to_writer_pretty(Indented::new(&mut stdout, 2), &read_roots)?;
-    stdout.write_all(b",\n  \"diagnostics\": ")?;
-    serde_json::to_writer_pretty(Indented::new(&mut stdout, 2), found.diagnostics())?;
-    stdout.write_all(b"\n}\n")?;
-    stdout.flush()?;
+    let stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let mut document = PrettyObject::new(stdout);
+    document.field_with("skills", |out| print_skills(out, found.skills()))?;
+    document.field("read_roots", &read_roots)?;
+    document.field("diagnostics", &found.diagnostics())?;
+    document.end()?.flush()?;
     Ok(())
 }
 
 /// The `skills` array, two levels in.
-fn print_skills(out: &mut impl Write, skills: &[Skill]) -> anyhow::Result<()> {
+fn print_skills(out: &mut impl Write, skills: &[Skill]) -> io::Result<()> {
     if skills.is_empty() {
         out.write_all(b"[]")?;
         return Ok(());
@@ -60,7 +58,7 @@ fn print_skills(out: &mut impl Write, skills: &[Skill]) -> anyhow::Result<()> {
             out.write_all(&render(chunk)?)?;
         }
     } else {
-        std::thread::scope(|scope| -> anyhow::Result<()> {
+        std::thread::scope(|scope| -> io::Result<()> {
             let rendered: Vec<Receiver<serde_json::Result<Vec<u8>>>> = (0..threads)
                 .map(|thread| {
                     let (sender, receiver) = mpsc::sync_channel(2);
@@ -88,7 +86,7 @@ fn print_skills(out: &mut impl Write, skills: &[Skill]) -> anyhow::Result<()> {
                 }
                 let chunk = rendered[at % threads]
                     .recv()
-                    .map_err(|_| anyhow::anyhow!("a thread rendering the skills stopped"))??;
+                    .map_err(|_| io::Error::other("a thread rendering the skills stopped"))??;
                 out.write_all(&chunk)?;
             }
             Ok(())
@@ -109,40 +107,6 @@ fn render(skills: &[Skill]) -> serde_json::Result<Vec<u8>> {
         serde_json::to_writer_pretty(Indented::new(&mut bytes, 4), skill)?;
     }
     Ok(bytes)
-}
-
-/// Writes pretty JSON `depth` spaces further in: after each line break. JSON strings hold no
-/// line breaks (they are escaped), so every line break is one of the printer's.
-struct Indented<W> {
-    inner: W,
-    depth: usize,
-}
-
-impl<W: Write> Indented<W> {
-    fn new(inner: W, depth: usize) -> Self {
-        Indented { inner, depth }
-    }
-}
-
-impl<W: Write> Write for Indented<W> {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        const SPACES: &[u8] = b"        ";
-        let indent = &SPACES[..self.depth.min(SPACES.len())];
-        let mut lines = bytes.split(|byte| *byte == b'\n');
-        if let Some(first) = lines.next() {
-            self.inner.write_all(first)?;
-        }
-        for line in lines {
-            self.inner.write_all(b"\n")?;
-            self.inner.write_all(indent)?;
-            self.inner.write_all(line)?;
-        }
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
 }
 
 pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {

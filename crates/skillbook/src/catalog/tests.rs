@@ -149,11 +149,7 @@ fn tier_sizes(skills: &[Skill]) -> Vec<usize> {
 
 /// The size in characters of each tier's rendering of `catalog`.
 fn tier_sizes_of(catalog: &Catalog<'_>) -> Vec<usize> {
-    let entries: Vec<&CatalogEntry<'_>> = {
-        let mut entries: Vec<&CatalogEntry<'_>> = catalog.entries.iter().collect();
-        entries.sort_by_key(|entry| entry.sort_key());
-        entries
-    };
+    let entries = catalog.visible_sorted().unwrap();
     Tier::ALL
         .iter()
         .map(|&tier| catalog.render_tier(tier, &entries).chars().count())
@@ -344,6 +340,31 @@ fn appending_to_a_host_prompt() {
 }
 
 #[test]
+fn the_text_is_made_in_one_allocation_at_every_tier() {
+    let mut skills = varied_skills(200);
+    skills.push(skill_at(
+        "quoted",
+        "Use \"<this>\" & 'that' & \"<those>\". Then \"<these>\" & 'more'.",
+        "/s/q&a/SKILL.md",
+        false,
+    ));
+    skills.push(skill("wide", &"数据 ".repeat(300)));
+    let catalog = Catalog::new(&skills).reader("a_longer_reader_tool_name");
+    let entries = catalog.visible_sorted().unwrap();
+    for tier in Tier::ALL {
+        let estimate = catalog.estimated_size(tier, &entries);
+        let text = catalog.render_tier(tier, &entries);
+        // Room that ran out would have doubled.
+        assert_eq!(text.capacity(), estimate, "{tier:?}");
+        assert!(
+            text.len() <= estimate,
+            "{tier:?}: {} > {estimate}",
+            text.len()
+        );
+    }
+}
+
+#[test]
 fn thousands_of_skills_are_all_listed_in_order() {
     let skills: Vec<Skill> = (0..2000)
         .map(|index| skill(&format!("s{index:05}"), "d"))
@@ -370,4 +391,84 @@ fn control_characters_never_reach_the_catalog() {
     assert!(text.contains(
         "Sets the title\u{fffd}]0;pwned\u{fffd} then\u{fffd} rings \u{fffd}31m and\ttabs"
     ));
+}
+
+/// What [`Catalog::write_to`] writes of `catalog`, and what it says it wrote.
+fn written(catalog: &Catalog<'_>) -> (String, Option<WrittenCatalog>) {
+    let mut bytes = Vec::new();
+    let summary = catalog.write_to(&mut bytes).unwrap();
+    (String::from_utf8(bytes).unwrap(), summary)
+}
+
+#[test]
+fn writing_gives_the_rendered_bytes_and_summary_at_every_budget() {
+    let mut skills = varied_skills(20);
+    skills.push(skill_at(
+        "quoted",
+        "Use <it> & 'that'.",
+        "/s/q&a/SKILL.md",
+        false,
+    ));
+    skills.push(skill_at("manual", "Never listed.", "/s/m/SKILL.md", true));
+    let sizes = tier_sizes(&skills);
+    let budgets = [sizes[0], sizes[1], sizes[1] - 1, sizes[2], sizes[3], 0];
+    let catalogs = budgets
+        .iter()
+        .map(|&budget| Catalog::new(&skills).budget(budget))
+        .chain([Catalog::new(&skills), Catalog::new(&skills).reader("open")]);
+    for catalog in catalogs {
+        let rendered = catalog.render().unwrap();
+        let (text, summary) = written(&catalog);
+        assert_eq!(text, rendered.text);
+        let expected = WrittenCatalog {
+            fingerprint: rendered.fingerprint,
+            tier: rendered.tier,
+            listed: rendered.listed,
+            left_out: rendered.left_out,
+            over_budget: rendered.over_budget,
+        };
+        assert_eq!(summary, Some(expected));
+        assert_eq!(summary.unwrap().fingerprint, Fingerprint::of(&text));
+    }
+    let manual = [skill_at("manual", "Never listed.", "/s/m/SKILL.md", true)];
+    assert_eq!(written(&Catalog::new(&manual)), (String::new(), None));
+}
+
+/// Takes `room` bytes, then fails.
+struct Full {
+    room: usize,
+}
+
+impl io::Write for Full {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.room == 0 {
+            return Err(io::Error::new(io::ErrorKind::StorageFull, "full"));
+        }
+        let taken = bytes.len().min(self.room);
+        self.room -= taken;
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn writing_stops_at_the_first_error_and_returns_it() {
+    let skills = varied_skills(5);
+    let error = Catalog::new(&skills)
+        .write_to(Full { room: 1000 })
+        .unwrap_err();
+    assert_eq!(error.kind(), io::ErrorKind::StorageFull);
+}
+
+#[test]
+fn fingerprinting_in_pieces_gives_the_fingerprint_of_the_whole() {
+    let text = "<available_skills>\n  <skill>数</skill>\n";
+    let mut hasher = FingerprintHasher::new();
+    for piece in text.as_bytes().chunks(3) {
+        hasher.update(piece);
+    }
+    assert_eq!(hasher.finish(), Fingerprint::of(text));
 }
