@@ -85,7 +85,7 @@ pub use boundary::{
 };
 pub use catalog::{
     Catalog, CatalogEntry, Fingerprint, READ_FILE, RenderedCatalog, SEARCH_SKILLS,
-    SHORT_DESCRIPTION_CHARACTERS, Tier, append_to_prompt,
+    SHORT_DESCRIPTION_CHARACTERS, Tier, WrittenCatalog, append_to_prompt,
 };
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{

@@ -1,7 +1,9 @@
 use super::*;
 use crate::format::NameError;
+#[cfg(feature = "zip")]
 use std::io::{Cursor, Write};
 
+#[cfg(feature = "zip")]
 use zip::write::SimpleFileOptions;
 
 fn skill_md(name: &str) -> String {
@@ -73,6 +75,7 @@ fn file_paths_that_could_escape_are_refused() {
 }
 
 #[test]
+#[cfg(feature = "embed")]
 fn embedded_skills_follow_the_leaf_rule_and_keep_their_files() {
     static EXAMPLES: include_dir::Dir<'_> =
         include_dir::include_dir!("$CARGO_MANIFEST_DIR/../../examples/skills");
@@ -89,6 +92,7 @@ fn embedded_skills_follow_the_leaf_rule_and_keep_their_files() {
     assert!(skills[1].disable_model_invocation());
 }
 
+#[cfg(feature = "zip")]
 fn zip(entries: &[(&str, &[u8])]) -> Cursor<Vec<u8>> {
     let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
     for (name, contents) in entries {
@@ -103,6 +107,7 @@ fn zip(entries: &[(&str, &[u8])]) -> Cursor<Vec<u8>> {
 }
 
 #[test]
+#[cfg(feature = "zip")]
 fn zip_skills_are_read_in_place_with_the_leaf_rule() {
     let pdf = skill_md("pdf");
     let inner = skill_md("inner");
@@ -122,6 +127,7 @@ fn zip_skills_are_read_in_place_with_the_leaf_rule() {
 }
 
 #[test]
+#[cfg(feature = "zip")]
 fn zip_root_can_be_a_single_skill() {
     let text = skill_md("solo");
     let skills = from_zip(
@@ -134,6 +140,7 @@ fn zip_root_can_be_a_single_skill() {
 }
 
 #[test]
+#[cfg(feature = "zip")]
 fn zip_entries_that_escape_are_refused() {
     for name in ["../evil/SKILL.md", "/abs/SKILL.md", "a\\..\\b/SKILL.md"] {
         let error = from_zip(zip(&[(name, b"x")]), ArchiveLimits::default()).unwrap_err();
@@ -145,6 +152,7 @@ fn zip_entries_that_escape_are_refused() {
 }
 
 #[test]
+#[cfg(feature = "zip")]
 fn zip_symlink_entries_are_refused() {
     let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
     writer
@@ -161,6 +169,7 @@ fn zip_symlink_entries_are_refused() {
 }
 
 #[test]
+#[cfg(feature = "zip")]
 fn zip_limits_are_enforced() {
     let few = ArchiveLimits {
         max_entries: 2,
@@ -197,6 +206,7 @@ fn zip_limits_are_enforced() {
 }
 
 #[test]
+#[cfg(feature = "zip")]
 fn no_limit_means_no_limit_and_unsafe_folder_names_are_refused_too() {
     let text = skill_md("pdf");
     let unlimited = ArchiveLimits {
@@ -225,6 +235,7 @@ fn no_limit_means_no_limit_and_unsafe_folder_names_are_refused_too() {
 }
 
 #[test]
+#[cfg(feature = "zip")]
 fn garbage_is_not_an_archive() {
     let error = from_zip(Cursor::new(b"not a zip".to_vec()), ArchiveLimits::default()).unwrap_err();
     assert!(matches!(error, SourceError::Archive(_)));
@@ -302,6 +313,7 @@ fn a_set_of_files_keeps_what_it_can_and_reports_the_rest() {
 /// The same skill on disk, in a zip archive, in a set of files and handed in as text: one name
 /// rule (SPEC §2.3) for all, with the same warning for a name the skill cannot take.
 #[test]
+#[cfg(feature = "zip")]
 fn an_unusable_name_falls_back_and_is_reported_as_on_disk() {
     let text = "---\nname: \"a\\u0007b\"\ndescription: Broken name.\n---\nBody.\n";
     let workspace = tempfile::tempdir().unwrap();
