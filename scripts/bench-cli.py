@@ -7,8 +7,8 @@ a walk that lists directories and reads the first block of each skill file, and 
 else. Each round runs the floor, `list` and `catalog` once each, one after the other, so a
 machine that slows down slows all three alike; the table gives the median of the rounds and the
 ratio of the medians. Peak RSS is measured by GNU time (`/usr/bin/time -f %M`, which wraps
-every command alike), the most over the rounds; `catalog --no-budget` is run once more after
-the rounds for its peak RSS and output size.
+every command alike), the most over the rounds. `catalog` is run without `--budget`, so it
+lists every skill in full (what `mcp --no-budget` serves).
 
 The `mixed` shape draws its front matter features and collection layout from the seed (the
 generator prints the mix it drew, and so does this script), so each seed is a shape nobody
@@ -99,9 +99,7 @@ def measure(workspace, rounds, cold):
             peaks[name] = max(peaks[name], peak)
     medians = {name: statistics.median(values) for name, values in times.items()}
     output = len(subprocess.run(commands["list"], capture_output=True, check=True).stdout)
-    unbudgeted = commands["catalog"] + ["--no-budget"]
-    _, peaks["catalog --no-budget"] = run(unbudgeted, cold)
-    catalog = len(subprocess.run(unbudgeted, capture_output=True, check=True).stdout)
+    catalog = len(subprocess.run(commands["catalog"], capture_output=True, check=True).stdout)
     return medians, peaks, output, catalog
 
 
@@ -122,8 +120,7 @@ def main():
     print(f"medians of {rounds} interleaved rounds (cold: {cold_rounds}), seeds {seeds}\n")
     print(
         "| shape | seed | skills | page cache | floor | `list --format json` | `catalog` "
-        "| peak RSS `list` / `catalog` / `catalog --no-budget` | `list` output "
-        "| `catalog --no-budget` output |"
+        "| peak RSS `list` / `catalog` | `list` output | `catalog` output |"
     )
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     mixes = {}
@@ -135,7 +132,11 @@ def main():
                     mixes[(shape, seed)] = mix
                 modes = [("warm", rounds, False)] + ([("dropped", cold_rounds, True)] if cold else [])
                 for mode, count, is_cold in modes:
+                    before = os.getloadavg()[0]
                     print(row(shape, seed, skills, mode, *measure(workspace, count, is_cold)), flush=True)
+                    # Other work on the machine slows the three commands unevenly: say how busy it was.
+                    print(f"load average {before:.2f} before the row, {os.getloadavg()[0]:.2f} after",
+                          file=sys.stderr, flush=True)
     for (shape, seed), mix in mixes.items():
         print(f"\n{shape} seed {seed}: {mix}")
 
@@ -143,7 +144,7 @@ def main():
 def row(shape, seed, skills, mode, medians, peaks, output, catalog):
     """One line of the Markdown table."""
     floor = medians["floor"]
-    mebibytes = [peaks[name] / 1024 for name in ("list", "catalog", "catalog --no-budget")]
+    mebibytes = [peaks[name] / 1024 for name in ("list", "catalog")]
     return (
         f"| {shape} | {seed} | {skills:,} | {mode} | {floor:.3f} s "
         f"| {medians['list']:.3f} s ({medians['list'] / floor:.2f}×) "

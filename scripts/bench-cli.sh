@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release --quiet -p skillbook-cli -p skillbook --examples
+cargo build --release --quiet -p skillbook-cli -p skillbook --bins --examples
 python3 scripts/bench-cli.py
 
 reference_skills=${REFERENCE_SKILLS:-1000}
