@@ -227,10 +227,18 @@ pub(crate) fn leave<T>(value: T) {
 
 /// Prints diagnostics on stderr, one per line (control characters shown as escapes).
 pub(crate) fn diagnostics(diagnostics: &[Diagnostic]) {
-    let mut stderr = io::stderr().lock();
+    let mut stderr = io::BufWriter::new(io::stderr().lock());
     for diagnostic in diagnostics {
         let _ = writeln!(stderr, "{}", printable(&diagnostic.to_string()));
     }
+    let _ = stderr.flush();
+}
+
+/// Prints one diagnostic on stderr, as [`diagnostics`] does, in one write.
+pub(crate) fn diagnostic(diagnostic: &Diagnostic) {
+    let mut line = printable(&diagnostic.to_string()).into_owned();
+    line.push('\n');
+    let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// `text` for a terminal: every control character but line feed, tab and a carriage return

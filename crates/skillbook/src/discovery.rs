@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::boundary::open::{Anchor, FileId};
-use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::format::name_key;
 use crate::paths;
 use crate::skill::{Skill, Source};
 
 pub(crate) mod cache;
+mod complete;
 pub(crate) mod index;
 mod parse;
 pub(crate) mod skill_file;
@@ -18,6 +19,7 @@ mod walk;
 #[cfg(feature = "watch")]
 pub(crate) mod watches;
 
+use complete::{Kept, Sink};
 use index::{Entry, Index};
 pub(crate) use walk::{Inspected, Observer};
 
@@ -228,6 +230,16 @@ impl Discovered {
     }
 }
 
+/// A skill or a diagnostic, handed over by [`Discovery::discover_each`] as soon as it is settled.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Finding {
+    /// A skill, in the order [`Discovery::discover`] lists them.
+    Skill(Skill),
+    /// A problem discovery met, in the order met.
+    Diagnostic(Diagnostic),
+}
+
 /// Discovers skills under the workspace, the home directory (`$HOME`) and nothing else, with
 /// default settings.
 pub fn discover_default(workspace: impl AsRef<Path>) -> Discovered {
@@ -422,6 +434,47 @@ impl Discovery {
         self.run(false).0
     }
 
+    /// Runs discovery and hands each skill and diagnostic to `each` as soon as it is settled,
+    /// keeping none of them: memory stays at what `each` keeps, however many skills there are.
+    /// Returns the read roots (as [`Discovered::read_roots`]).
+    ///
+    /// The skills come in the order [`Discovery::discover`] lists them, with duplicate names
+    /// already resolved by the [`DuplicatePolicy`]. The diagnostics come in the order they are
+    /// met, so a duplicate's `shadowed` (or `duplicate_name`) diagnostic comes where the
+    /// duplicate is met rather than last.
+    ///
+    /// ```
+    /// use skillbook::{Discovery, Finding, Home};
+    ///
+    /// let workspace = tempfile::tempdir()?;
+    /// let folder = workspace.path().join(".agents/skills/pdf");
+    /// std::fs::create_dir_all(&folder)?;
+    /// std::fs::write(folder.join("SKILL.md"), "---\nname: pdf\ndescription: PDFs.\n---\n")?;
+    ///
+    /// let mut names = Vec::new();
+    /// let read_roots = Discovery::new(workspace.path())
+    ///     .home(Home::Off)
+    ///     .discover_each(|finding| match finding {
+    ///         Finding::Skill(skill) => names.push(skill.name().to_string()),
+    ///         Finding::Diagnostic(diagnostic) => eprintln!("{diagnostic}"),
+    ///         _ => {}
+    ///     });
+    /// assert_eq!(names, ["pdf"]);
+    /// assert_eq!(read_roots.len(), 1);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn discover_each(&self, mut each: impl FnMut(Finding)) -> Vec<PathBuf> {
+        self.each_with(parse::workers(), &mut each)
+    }
+
+    /// [`Discovery::discover_each`] with `workers` parse threads (0: parse on the walking
+    /// thread).
+    pub(crate) fn each_with(&self, workers: usize, each: &mut dyn FnMut(Finding)) -> Vec<PathBuf> {
+        let sink = Sink::Each(complete::Each::new(each, self.duplicates));
+        let walked = self.walk_into(false, workers, None, false, sink);
+        walked.roots.into_iter().map(|root| root.path).collect()
+    }
+
     /// Runs discovery, also recording the state of every path the result depends on when
     /// `record` is set (for [`DiscoveryCache`]).
     fn run(&self, record: bool) -> (Discovered, Vec<cache::Stamp>) {
@@ -466,9 +519,50 @@ impl Discovery {
         observer: Option<Observer<'_>>,
         inspect: bool,
     ) -> (Discovered, Vec<cache::Stamp>, Vec<Inspected>) {
-        let (walker, parsed) = parse::with_workers(workers, |jobs| {
-            let mut walker =
-                walk::Walker::new(self.symlinks, self.limits, record, jobs, observer, inspect);
+        let walked = self.walk_into(
+            record,
+            workers,
+            observer,
+            inspect,
+            Sink::Keep(Kept::default()),
+        );
+        let Sink::Keep(kept) = walked.sink else {
+            unreachable!("a walk keeps what it is asked to keep")
+        };
+        let Kept {
+            skills,
+            mut diagnostics,
+            inspected,
+        } = kept;
+        let skills = self.remove_duplicates(skills, &mut diagnostics);
+        tracing::debug!(
+            skills = skills.len(),
+            diagnostics = diagnostics.len(),
+            "discovery finished"
+        );
+        let found = Discovered::from_parts(skills, walked.roots, diagnostics);
+        (found, walked.stamps, inspected)
+    }
+
+    /// Walks every root, settling what it meets into `sink`.
+    fn walk_into<'e>(
+        &self,
+        record: bool,
+        workers: usize,
+        observer: Option<Observer<'e>>,
+        inspect: bool,
+        sink: Sink<'e>,
+    ) -> walk::Walked<'e> {
+        parse::with_workers(workers, |workers| {
+            let mut walker = walk::Walker::new(
+                self.symlinks,
+                self.limits,
+                record,
+                workers,
+                observer,
+                inspect,
+                sink,
+            );
             for root in self.roots() {
                 let source = if root.path.starts_with(&self.workspace) {
                     Source::Workspace
@@ -477,24 +571,8 @@ impl Discovery {
                 };
                 walker.walk_root(&root, source);
             }
-            walker.stop_sending();
-            walker
-        });
-        let walk::Walked {
-            skills,
-            inspected,
-            roots,
-            mut diagnostics,
-            stamps,
-        } = walker.finish(parsed);
-        let skills = self.remove_duplicates(skills, &mut diagnostics);
-        tracing::debug!(
-            skills = skills.len(),
-            diagnostics = diagnostics.len(),
-            "discovery finished"
-        );
-        let found = Discovered::from_parts(skills, roots, diagnostics);
-        (found, stamps, inspected)
+            walker.finish()
+        })
     }
 
     fn remove_duplicates(
@@ -510,7 +588,11 @@ impl Discovery {
                 match first_by_key.entry(skill.name.key()) {
                     std::collections::hash_map::Entry::Occupied(winner) => {
                         let winner = &candidates[*winner.get()].location;
-                        diagnostics.push(self.duplicate_diagnostic(skill, winner));
+                        diagnostics.push(complete::duplicate_diagnostic(
+                            self.duplicates,
+                            skill,
+                            winner,
+                        ));
                         keep[index] = false;
                     }
                     std::collections::hash_map::Entry::Vacant(entry) => {
@@ -522,24 +604,6 @@ impl Discovery {
         let mut kept = keep.into_iter();
         candidates.retain(|_| kept.next().unwrap_or(true));
         candidates
-    }
-
-    fn duplicate_diagnostic(&self, loser: &Skill, winner: &Path) -> Diagnostic {
-        let (severity, code) = match self.duplicates {
-            DuplicatePolicy::Shadow => (Severity::Warning, DiagnosticCode::Shadowed),
-            DuplicatePolicy::Reject => (Severity::Error, DiagnosticCode::DuplicateName),
-        };
-        Diagnostic::new(
-            severity,
-            code,
-            &loser.location,
-            format!(
-                "skill `{}` is ignored: {} has the same name and comes first. Rename one of \
-                 them (names are compared ignoring case)",
-                loser.name,
-                winner.display()
-            ),
-        )
     }
 }
 

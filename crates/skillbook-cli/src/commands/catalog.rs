@@ -1,25 +1,36 @@
 //! `skillbook catalog`.
 //!
 //! The catalog is written as it is rendered, never held whole: a hundred thousand skills make
-//! a catalog of tens of megabytes, which would otherwise sit in memory next to the skills.
+//! a catalog of tens of megabytes, which would otherwise sit in memory next to the skills. Nor
+//! are the skills held: discovery hands each one over as it is settled, and only what the
+//! catalog shows of it (name, description, location) is kept. In text, each diagnostic is
+//! printed on stderr as discovery meets it.
 
 use std::io::{self, Write};
 
-use skillbook::{Catalog, Diagnostic, Tier};
+use skillbook::{Catalog, CatalogEntry, Diagnostic, Finding, Skill, Tier};
 
 use crate::cli::{CatalogArgs, CommonArgs, Format};
 use crate::output::{self, JsonString, Outcome, PrettyObject};
 use crate::settings;
 
 pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Outcome> {
-    let found = settings::discovery(common).discover();
-    let mut catalog = Catalog::new(found.skills());
+    let text = common.format == Format::Text;
+    let mut shown = Shown::default();
+    let mut diagnostics = Vec::new();
+    settings::discovery(common).discover_each(|finding| match finding {
+        Finding::Skill(skill) => shown.add(&skill),
+        Finding::Diagnostic(diagnostic) if text => output::diagnostic(&diagnostic),
+        Finding::Diagnostic(diagnostic) => diagnostics.push(diagnostic),
+        _ => {}
+    });
+    let mut catalog = Catalog::from_entries(shown.entries());
     catalog = catalog.reader(&args.tool_name);
     if let Some(budget) = args.budget {
         catalog = catalog.budget(budget);
     }
     match common.format {
-        Format::Json => print_json(&catalog, found.diagnostics())?,
+        Format::Json => print_json(&catalog, &diagnostics)?,
         Format::Text => {
             let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
             let written = catalog.write_to(&mut stdout)?;
@@ -36,11 +47,83 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
                     tier_note(written.tier, written.over_budget, args.budget.unwrap_or(0))
                 );
             }
-            output::diagnostics(found.diagnostics());
         }
     }
-    output::leave(found);
+    output::leave((catalog, diagnostics));
+    output::leave(shown);
     Ok(Outcome::Success)
+}
+
+/// The bytes of text kept together.
+const BLOCK: usize = 1 << 20;
+
+/// What the catalog shows of each skill, kept compactly: the text of many entries in one block
+/// of about a megabyte (no spare capacity to speak of, and one allocation for many skills), and
+/// where each entry's parts lie.
+#[derive(Default)]
+struct Shown {
+    blocks: Vec<String>,
+    entries: Vec<Parts>,
+}
+
+/// Where one entry's name, description and location lie: one after another in a block.
+struct Parts {
+    block: u32,
+    start: u32,
+    name: u32,
+    description: u32,
+    location: u32,
+    model_visible: bool,
+}
+
+impl Shown {
+    fn add(&mut self, skill: &Skill) {
+        let name = skill.name().as_str();
+        let description = skill.description();
+        let location = skill.location().to_string_lossy();
+        let length = name.len() + description.len() + location.len();
+        let fits = self
+            .blocks
+            .last()
+            .is_some_and(|block| block.capacity() - block.len() >= length);
+        if !fits {
+            self.blocks.push(String::with_capacity(BLOCK.max(length)));
+        }
+        let index = self.blocks.len() - 1;
+        let block = &mut self.blocks[index];
+        let start = block.len();
+        block.push_str(name);
+        block.push_str(description);
+        block.push_str(&location);
+        // A block holds at most max(BLOCK, one entry) bytes; an entry past 4 GiB is no skill.
+        let small = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
+        self.entries.push(Parts {
+            block: small(index),
+            start: small(start),
+            name: small(name.len()),
+            description: small(description.len()),
+            location: small(location.len()),
+            model_visible: skill.is_model_visible(),
+        });
+    }
+
+    fn entries(&self) -> Vec<CatalogEntry<'_>> {
+        let mut entries = Vec::with_capacity(self.entries.len());
+        for parts in &self.entries {
+            let block = &self.blocks[parts.block as usize];
+            let start = parts.start as usize;
+            let description = start + parts.name as usize;
+            let location = description + parts.description as usize;
+            let end = location + parts.location as usize;
+            entries.push(CatalogEntry::new(
+                &block[start..description],
+                &block[description..location],
+                &block[location..end],
+                parts.model_visible,
+            ));
+        }
+        entries
+    }
 }
 
 /// Prints the JSON document of `skillbook catalog`, exactly as the pretty printer would print

@@ -248,14 +248,21 @@ impl Batch {
     }
 }
 
-/// Runs `walk` with a pool of `workers` parse threads, and returns what it returned with every
-/// parse result by slot, a batch at a time (each batch in slot order). With no workers, `walk` gets no queue and parses inline.
-pub(super) fn with_workers<T>(
-    workers: usize,
-    walk: impl FnOnce(Option<Jobs>) -> T,
-) -> (T, Vec<Vec<(usize, Parsed)>>) {
+/// The parse results of the workers, a batch at a time (each batch in slot order).
+pub(super) type Results = Receiver<Vec<(usize, Parsed)>>;
+
+/// What the walk hands skill files to, and takes their results back from.
+pub(super) struct Workers {
+    pub(super) jobs: Jobs,
+    pub(super) results: Results,
+}
+
+/// Runs `walk` with a pool of `workers` parse threads, which stop once the walk has dropped its
+/// [`Jobs`] and they have finished what they hold. With no workers, `walk` gets none and parses
+/// inline.
+pub(super) fn with_workers<T>(workers: usize, walk: impl FnOnce(Option<Workers>) -> T) -> T {
     if workers == 0 {
-        return (walk(None), Vec::new());
+        return walk(None);
     }
     let (sender, queue) = mpsc::sync_channel::<Batch>(QUEUED_BATCHES);
     let queue = Mutex::new(queue);
@@ -272,8 +279,10 @@ pub(super) fn with_workers<T>(
             batch: Batch::with_room(),
             lent: Arc::default(),
         };
-        let walked = walk(Some(jobs));
-        (walked, finished.iter().collect())
+        walk(Some(Workers {
+            jobs,
+            results: finished,
+        }))
     })
 }
 

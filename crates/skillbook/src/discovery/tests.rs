@@ -1,4 +1,5 @@
 use super::*;
+use crate::diagnostic::DiagnosticCode;
 use std::fs;
 
 use tempfile::TempDir;
@@ -703,35 +704,41 @@ fn skill_files_longer_than_the_first_read_are_read_as_far_as_needed() {
     }
 }
 
-#[test]
-fn parallel_parsing_gives_exactly_the_serial_result() {
-    let workspace = workspace();
-    let root = workspace.path().join(".agents/skills");
+/// 300 skills of every kind the parser treats differently, in seven collections: broken front
+/// matter, three names shared by 30 skills, files longer than the first read, late headings.
+fn mixed_tree(root: &Path) {
     for index in 0..300 {
         let relative = format!("group-{}/skill-{index:03}", index % 7);
         match index % 10 {
-            0 => skill(&root, &relative, "name: broken\ndescription: [oops"),
+            0 => skill(root, &relative, "name: broken\ndescription: [oops"),
             1 => skill(
-                &root,
+                root,
                 &relative,
                 &format!("name: Dup-{}\ndescription: d", index % 3),
             ),
-            2 => skill(&root, &relative, "description: Use when: colon"),
+            2 => skill(root, &relative, "description: Use when: colon"),
             // Longer than the first read: a long front matter, a late heading, a line across
             // the end of the first read.
-            3 => skill(&root, &relative, &long_front_matter(index)),
-            4 => late_heading(&root, &relative, index),
+            3 => skill(root, &relative, &long_front_matter(index)),
+            4 => late_heading(root, &relative, index),
             5 => skill(
-                &root,
+                root,
                 &relative,
                 &format!(
                     "name: s{index:03}\ndescription: {}",
                     "word ".repeat(skill_file::HEAD_BYTES / 5 + index)
                 ),
             ),
-            _ => named(&root, &relative, &format!("s{index:03}")),
+            _ => named(root, &relative, &format!("s{index:03}")),
         };
     }
+}
+
+#[test]
+fn parallel_parsing_gives_exactly_the_serial_result() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    mixed_tree(&root);
     let mut discovery = Discovery::new(workspace.path());
     discovery = discovery.home(Home::Off);
     let (serial, serial_stamps) = discovery.run_with(true, 0, None);
@@ -833,7 +840,9 @@ fn a_long_skill_file_replaced_before_it_is_read_again_is_reported_not_read() {
             None,
             None,
             false,
+            complete::Sink::Keep(complete::Kept::default()),
         );
+        walker.hold_results();
         for found_root in discovery.roots() {
             walker.walk_root(&found_root, Source::Workspace);
         }
@@ -846,7 +855,9 @@ fn a_long_skill_file_replaced_before_it_is_read_again_is_reported_not_read() {
             fs::rename(&long, root.join("s001/old.md")).unwrap();
         }
         skill(&root, "s001", &long_front_matter(1));
-        let walked = walker.finish(Vec::new());
+        let complete::Sink::Keep(walked) = walker.finish().sink else {
+            panic!("a walk keeps what it is asked to keep");
+        };
         assert!(walked.skills.is_empty(), "replace folder: {replace_folder}");
         let reported: Vec<_> = walked
             .diagnostics
@@ -909,4 +920,61 @@ fn front_matter_fields_read_again_are_those_of_the_whole_file() {
     assert_eq!(unclosed.front_matter()["description"], "Never closed.");
     let typed = found.skills.iter().find(|skill| skill.name == "d").unwrap();
     assert_eq!(typed.front_matter()["tags"], serde_json::json!(["x", "y"]));
+}
+
+/// `discover_each` hands over exactly what `discover` keeps: the same skills in the same order,
+/// the same diagnostics in the same order, except that a duplicate's diagnostic comes where the
+/// duplicate is met — serially and with any number of workers, from the page cache or the disk.
+#[test]
+fn each_finding_handed_over_is_what_discover_keeps() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    mixed_tree(&root);
+    let discovery = Discovery::new(workspace.path()).home(Home::Off);
+    let kept = discovery.run_with(false, 0, None).0;
+    let is_duplicate = |diagnostic: &&Diagnostic| diagnostic.code == DiagnosticCode::Shadowed;
+    let kept_duplicates: Vec<&Diagnostic> = kept.diagnostics.iter().filter(is_duplicate).collect();
+    let kept_others: Vec<&Diagnostic> = kept
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| !is_duplicate(diagnostic))
+        .collect();
+    assert_eq!(kept_duplicates.len(), 29 + 29 + 27);
+    for uncached in [false, true] {
+        skill_file::AS_IF_UNCACHED.set(uncached);
+        for workers in [0, 1, 2, 4] {
+            let mut skills = Vec::new();
+            let mut diagnostics = Vec::new();
+            let mut order = Vec::new();
+            let read_roots = discovery.each_with(workers, &mut |finding| match finding {
+                Finding::Skill(skill) => {
+                    order.push(skill.name.to_string());
+                    skills.push(skill);
+                }
+                Finding::Diagnostic(diagnostic) => {
+                    if diagnostic.code == DiagnosticCode::Shadowed {
+                        order.push(format!("shadowed {}", diagnostic.path.display()));
+                    }
+                    diagnostics.push(diagnostic);
+                }
+            });
+            let context = format!("{workers} workers, uncached: {uncached}");
+            assert_eq!(skills, kept.skills, "{context}");
+            assert_eq!(read_roots, kept.read_roots, "{context}");
+            let duplicates: Vec<&Diagnostic> = diagnostics.iter().filter(is_duplicate).collect();
+            let others: Vec<&Diagnostic> = diagnostics
+                .iter()
+                .filter(|diagnostic| !is_duplicate(diagnostic))
+                .collect();
+            assert_eq!(duplicates, kept_duplicates, "{context}");
+            assert_eq!(others, kept_others, "{context}");
+            // A duplicate is reported as soon as it is met, not after every skill.
+            let first_duplicate = order.iter().position(|seen| seen.starts_with("shadowed "));
+            assert!(
+                first_duplicate.is_some_and(|at| at < order.len() - 100),
+                "{context}"
+            );
+        }
+    }
+    skill_file::AS_IF_UNCACHED.set(false);
 }

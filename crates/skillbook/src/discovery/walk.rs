@@ -18,7 +18,8 @@ use std::sync::Arc;
 use cap_std::fs::Dir;
 
 use super::cache::{FileState, Stamp};
-use super::parse::{self, Batch, Job, Jobs, Parsed};
+use super::complete::{Completion, Reread, Sink};
+use super::parse::{self, Batch, Job, Jobs, Parsed, Results, Workers};
 use super::skill_file;
 use super::{Limits, Root, RootKind, RootRecord, SymlinkPolicy};
 use crate::boundary::open::{self, Anchor, AnchorFailure, EntryKind, FileId, Opened};
@@ -42,42 +43,32 @@ pub(crate) struct Inspected {
     pub(crate) text: String,
 }
 
-/// What a walk produced, before duplicate names are resolved.
-pub(super) struct Walked {
-    pub(super) skills: Vec<Skill>,
-    /// Every skill file read, whole, when inspecting (shadowed ones too).
-    pub(super) inspected: Vec<Inspected>,
+/// What a walk produced: the skills and diagnostics (kept, before duplicate names are resolved,
+/// or already handed over), and the roots.
+pub(super) struct Walked<'e> {
+    pub(super) sink: Sink<'e>,
     pub(super) roots: Vec<RootRecord>,
-    pub(super) diagnostics: Vec<Diagnostic>,
     /// The state of every path the result depends on, when recording.
     pub(super) stamps: Vec<Stamp>,
-}
-
-/// What the walk remembers of a skill file handed to the parser, next to its skill.
-struct Slot {
-    /// How many diagnostics the walk had met before this skill.
-    diagnostics_before: usize,
-    /// The skill file's identity, to read it again if its beginning was not enough.
-    file_id: FileId,
 }
 
 /// Walks roots one after another, remembering files and directories already seen.
 pub(super) struct Walker<'o> {
     symlinks: SymlinkPolicy,
     limits: Limits,
-    /// The skills found, in walk order, each completed in place once its file is parsed.
-    found: Vec<Skill>,
-    /// Next to each skill found, what the walk needs to complete it.
-    slots: Vec<Slot>,
+    /// Everything met, settled in walk order as the parse results come back.
+    completion: Completion<'o>,
     /// Where skill files go to be parsed; `None` parses them inline.
     jobs: Option<Jobs>,
+    /// The parse results of the workers, a batch at a time.
+    results: Option<Results>,
     /// Room for a skill file read to be parsed here (without workers).
     scratch: Vec<u8>,
-    /// Results parsed inline, by slot.
-    parsed: Vec<(usize, Parsed)>,
     roots: Vec<RootRecord>,
     /// The position of each root in `roots`, by path.
     root_positions: HashMap<PathBuf, usize>,
+    /// The walk's own diagnostics since the last skill found (they join the completion's
+    /// queue ahead of it).
     diagnostics: Vec<Diagnostic>,
     seen_files: HashSet<FileId>,
     /// Directories entered, by identity; only tracked when following symlinks.
@@ -158,20 +149,24 @@ impl<'o> Walker<'o> {
         symlinks: SymlinkPolicy,
         limits: Limits,
         record: bool,
-        jobs: Option<Jobs>,
+        workers: Option<Workers>,
         observer: Option<Observer<'o>>,
         inspect: bool,
+        sink: Sink<'o>,
     ) -> Self {
+        let (jobs, results) = match workers {
+            Some(Workers { jobs, results }) => (Some(jobs), Some(results)),
+            None => (None, None),
+        };
         Walker {
             inspect,
             stamps: record.then(Vec::new),
             symlinks,
             limits,
-            found: Vec::new(),
-            slots: Vec::new(),
+            completion: Completion::new(sink),
             jobs,
+            results,
             scratch: Vec::new(),
-            parsed: Vec::new(),
             roots: Vec::new(),
             root_positions: HashMap::new(),
             diagnostics: Vec::new(),
@@ -182,136 +177,76 @@ impl<'o> Walker<'o> {
         }
     }
 
-    /// Hands the last files to the workers and stops, so that they finish once the queue is
-    /// empty.
-    pub(super) fn stop_sending(&mut self) {
-        if let Some(mut jobs) = self.jobs.take()
-            && let Some(returned) = jobs.flush()
-        {
-            self.parse_inline(returned);
+    /// Settles nothing until the walk has finished, so that a test can change the tree between
+    /// the walk and the second read of a long skill file.
+    #[cfg(test)]
+    pub(super) fn hold_results(&mut self) {
+        self.completion.hold();
+    }
+
+    /// Hands the walk's pending diagnostics to the completion, in their place.
+    fn pass_diagnostics(&mut self) {
+        for diagnostic in self.diagnostics.drain(..) {
+            self.completion.diagnostic(diagnostic);
+        }
+    }
+
+    /// Takes the parse results that have come back so far, settling what they let settle.
+    fn take_results(&mut self) {
+        let Some(results) = &self.results else {
+            return;
+        };
+        while let Ok(batch) = results.try_recv() {
+            let reread = Reread {
+                roots: &self.roots,
+                limits: self.limits,
+                inspect: self.inspect,
+            };
+            self.completion.results(batch, &reread);
         }
     }
 
     /// Parses on this thread files the workers could not take.
     fn parse_inline(&mut self, batch: Batch) {
-        self.parsed.extend(batch.parse());
-    }
-
-    /// Puts the parse results back in walk order: each skill, with its diagnostics, where the
-    /// walk met it.
-    pub(super) fn finish(mut self, mut batches: Vec<Vec<(usize, Parsed)>>) -> Walked {
-        // In slot order: the batches hold consecutive runs of slots (each batch's memory is
-        // freed once it is used), and the results parsed here are merged in.
-        batches.sort_unstable_by_key(|batch| batch.first().map(|(slot, _)| *slot));
-        let mut parsed = std::mem::take(&mut self.parsed);
-        parsed.sort_unstable_by_key(|(slot, _)| *slot);
-        let mut batched = batches.into_iter().flatten().peekable();
-        let mut inline = parsed.into_iter().peekable();
-        let roots = std::mem::take(&mut self.roots);
-        let mut walk_diagnostics = std::mem::take(&mut self.diagnostics).into_iter();
-        let mut diagnostics = Vec::with_capacity(walk_diagnostics.len());
-        // The skills are completed where the walk put them; those whose file could not be read
-        // are dropped at the end, in one pass.
-        let mut skills = std::mem::take(&mut self.found);
-        let mut read = Vec::with_capacity(skills.len());
-        let mut inspected = Vec::new();
-        let mut taken = 0;
-        let slots = std::mem::take(&mut self.slots);
-        for (number, (skill, slot)) in skills.iter_mut().zip(slots).enumerate() {
-            let parsed = batched
-                .next_if(|(result, _)| *result == number)
-                .or_else(|| inline.next_if(|(result, _)| *result == number))
-                .map(|(_, parsed)| parsed);
-            diagnostics.extend(
-                walk_diagnostics
-                    .by_ref()
-                    .take(slot.diagnostics_before - taken),
-            );
-            taken = slot.diagnostics_before;
-            let parsed = match parsed {
-                Some(Parsed::NeedsMore) => Some(self.read_again(&roots, skill, slot.file_id)),
-                other => other,
-            };
-            read.push(matches!(parsed, Some(Parsed::Read(..))));
-            match parsed {
-                Some(Parsed::Read(head, mut found, whole)) => {
-                    if let Some(whole) = whole {
-                        let (document, text) = *whole;
-                        inspected.push(Inspected {
-                            path: skill.location.clone(),
-                            document,
-                            text,
-                        });
-                    }
-                    diagnostics.append(&mut found);
-                    skill.read_from(head, &mut diagnostics);
-                }
-                Some(Parsed::Failed(error)) => {
-                    diagnostics.push(unreadable(&skill.location, &error))
-                }
-                Some(Parsed::NeedsMore) | None => {}
-            }
-        }
-        diagnostics.extend(walk_diagnostics);
-        let mut read = read.into_iter();
-        skills.retain(|_| read.next().unwrap_or(false));
-        Walked {
-            skills,
-            inspected,
-            roots,
-            diagnostics,
-            stamps: self.stamps.unwrap_or_default(),
-        }
-    }
-
-    /// Reads all of a skill file whose beginning was not enough, reaching it again beneath its
-    /// root by handles and checking that the folder and the file are the ones the walk met.
-    fn read_again(&self, roots: &[RootRecord], skill: &Skill, file_id: FileId) -> Parsed {
-        let opened = match &skill.place.file {
-            SkillFile::Linked(link) => open::open_followed_file(&link.target),
-            SkillFile::Named(name) => {
-                roots
-                    .get(skill.place.root)
-                    .ok_or_else(changed)
-                    .and_then(|root| {
-                        let directory =
-                            open::open_verified(&root.anchor, root.id).map_err(verify_failure)?;
-                        let folder = open::open_dir_path(
-                            &directory,
-                            skill.place.relative(skill.directory()),
-                        )?;
-                        let folder =
-                            open::verify(folder, skill.place.id).map_err(verify_failure)?;
-                        open::open_file_nofollow(&folder, name.as_ref())
-                    })
-            }
+        let parsed = batch.parse();
+        let reread = Reread {
+            roots: &self.roots,
+            limits: self.limits,
+            inspect: self.inspect,
         };
-        let mut bytes = Vec::new();
-        let read = opened.and_then(|mut opened| {
-            if FileId::of(&opened.metadata) != file_id {
-                return Err(changed());
-            }
-            let len = opened.metadata.len();
-            let max_bytes = self.limits.max_file_bytes;
-            skill_file::read_head(&mut opened.file, len, max_bytes, true, &mut bytes)?;
-            Ok(len)
-        });
-        match read {
-            Ok(len) => parse::parse(
-                &Job {
-                    slot: 0,
-                    bytes: 0..bytes.len(),
-                    len,
-                    complete: true,
-                    file: None,
-                    error: None,
-                    path: skill.location.clone(),
-                    max_bytes: self.limits.max_file_bytes,
+        self.completion.results(parsed, &reread);
+    }
+
+    /// Hands the last files to the workers, waits for every result, and settles the rest: the
+    /// skills and diagnostics in walk order (kept or handed over, as the sink says).
+    pub(super) fn finish(mut self) -> Walked<'o> {
+        if let Some(mut jobs) = self.jobs.take()
+            && let Some(returned) = jobs.flush()
+        {
+            self.parse_inline(returned);
+        }
+        // The queue's sender is gone with the jobs: the workers finish what they hold and stop.
+        if let Some(results) = self.results.take() {
+            for batch in results {
+                let reread = Reread {
+                    roots: &self.roots,
+                    limits: self.limits,
                     inspect: self.inspect,
-                },
-                &bytes,
-            ),
-            Err(error) => Parsed::Failed(error),
+                };
+                self.completion.results(batch, &reread);
+            }
+        }
+        self.pass_diagnostics();
+        let reread = Reread {
+            roots: &self.roots,
+            limits: self.limits,
+            inspect: self.inspect,
+        };
+        let sink = self.completion.finish(&reread);
+        Walked {
+            sink,
+            roots: self.roots,
+            stamps: self.stamps.unwrap_or_default(),
         }
     }
 
@@ -438,7 +373,7 @@ impl<'o> Walker<'o> {
                 self.directory_limit(&root_path);
                 break;
             }
-            let skills_before = self.slots.len();
+            let skills_before = self.completion.found();
             let mut observed = false;
             // The parent's handle, by address: only compared, to tell siblings apart.
             let parent = match &pending.handle {
@@ -462,7 +397,7 @@ impl<'o> Walker<'o> {
                     .into_iter()
                     .rev(),
             );
-            if self.slots.len() > skills_before {
+            if self.completion.found() > skills_before {
                 self.skill_parent = parent;
             }
         }
@@ -825,7 +760,6 @@ impl<'o> Walker<'o> {
         if !self.seen_files.insert(file_id) {
             return;
         }
-        let slot = self.slots.len();
         let place = Place {
             root: folder.root,
             below: folder.below,
@@ -834,12 +768,10 @@ impl<'o> Walker<'o> {
         };
         // A skill's directory is its file's parent: the folder searched.
         debug_assert_eq!(path.parent(), Some(folder.path.as_path()));
-        self.found
-            .push(Skill::found(path.clone(), place, folder.source));
-        self.slots.push(Slot {
-            diagnostics_before: self.diagnostics.len(),
-            file_id,
-        });
+        self.pass_diagnostics();
+        let slot = self
+            .completion
+            .skill(Skill::found(path.clone(), place, folder.source), file_id);
         let mut job = Job {
             slot,
             bytes: 0..0,
@@ -866,14 +798,28 @@ impl<'o> Walker<'o> {
                 Err(error) => Parsed::Failed(error),
             };
             self.scratch = bytes;
-            self.parsed.push((slot, parsed));
+            let reread = Reread {
+                roots: &self.roots,
+                limits: self.limits,
+                inspect: self.inspect,
+            };
+            self.completion.results([(slot, parsed)], &reread);
             return;
         };
         match jobs.add(job, file) {
             Ok(None) => {}
             Ok(Some(returned)) => self.parse_inline(returned),
-            Err(error) => self.parsed.push((slot, Parsed::Failed(error))),
+            Err(error) => {
+                let reread = Reread {
+                    roots: &self.roots,
+                    limits: self.limits,
+                    inspect: self.inspect,
+                };
+                self.completion
+                    .results([(slot, Parsed::Failed(error))], &reread);
+            }
         }
+        self.take_results();
     }
 
     /// A symlink in a collection: its target directory under `Follow`, else nothing (reported).
@@ -975,19 +921,19 @@ impl<'o> Walker<'o> {
 }
 
 /// The error for a skill file that is no longer the one the walk met.
-fn changed() -> io::Error {
+pub(super) fn changed() -> io::Error {
     io::Error::other("it was replaced or removed while discovery read it; discover again")
 }
 
 /// A directory that is no longer the one the walk met, as an I/O error.
-fn verify_failure(failure: open::VerifyFailure) -> io::Error {
+pub(super) fn verify_failure(failure: open::VerifyFailure) -> io::Error {
     match failure {
         open::VerifyFailure::Changed => changed(),
         open::VerifyFailure::Io(error) => error,
     }
 }
 
-fn unreadable(path: &Path, error: &io::Error) -> Diagnostic {
+pub(super) fn unreadable(path: &Path, error: &io::Error) -> Diagnostic {
     Diagnostic::new(
         Severity::Error,
         DiagnosticCode::Unreadable,
