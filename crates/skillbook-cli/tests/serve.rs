@@ -21,8 +21,8 @@ use serving::{
 };
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -734,6 +734,9 @@ fn token_prints_a_new_token_and_the_line_with_its_digest() {
 #[cfg(feature = "object-store")]
 mod store {
     use super::*;
+
+    use std::path::PathBuf;
+    use std::process::Child;
 
     /// A `moto_server` on a free loopback port; killed when dropped.
     struct Moto {
