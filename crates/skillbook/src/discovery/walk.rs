@@ -21,11 +21,14 @@ use super::cache::{FileState, Stamp};
 use super::complete::{Completion, Reread, Sink};
 use super::parse::{self, Batch, Job, Jobs, Parsed, Results, Workers};
 use super::skill_file;
-use super::{Limits, Root, RootKind, RootRecord, SymlinkPolicy};
-use crate::boundary::open::{self, Anchor, AnchorFailure, EntryKind, FileId, Opened};
+use super::{Limits, RootRecord, SymlinkPolicy};
+use crate::boundary::open::{self, EntryKind, FileId, Opened};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
-use crate::skill::{LinkedFile, Place, Skill, SkillFile, Source};
+use crate::skill::{Place, Skill, SkillFile, Source};
 use crate::sources::{SKILL_FILE_NAMES, skill_file};
+
+mod links;
+mod roots;
 
 /// The most links followed in a row to reach one root.
 const MAX_ROOT_LINKS: usize = 40;
@@ -262,104 +265,6 @@ impl<'o> Walker<'o> {
                 follow,
                 state,
             });
-        }
-    }
-
-    /// Searches one root. Missing roots and roots that are files are skipped silently.
-    pub(super) fn walk_root(&mut self, root: &Root, source: Source) {
-        if self.recording() {
-            let state = fs::symlink_metadata(&root.path)
-                .ok()
-                .map(|metadata| FileState::of(&metadata));
-            self.stamp(&root.path, false, state);
-        }
-        let Some((directory, anchor, followed)) = self.open_root(root) else {
-            return;
-        };
-        let path = anchor.path();
-        let index = match self.root_positions.get(&path) {
-            Some(&index) => index,
-            None => match directory.dir_metadata() {
-                Ok(metadata) => {
-                    self.add_root(path.clone(), anchor, FileId::of(&metadata), followed)
-                }
-                Err(error) => {
-                    self.unreadable(&path, &error);
-                    return;
-                }
-            },
-        };
-        self.walk_from(Pending {
-            handle: Handle::Open(directory),
-            folder: Folder {
-                path,
-                root: index,
-                below: 0,
-                depth: 0,
-                source,
-            },
-        });
-    }
-
-    /// Opens a root from its anchor, following links on the way only under `Follow`.
-    fn open_root(&mut self, root: &Root) -> Option<(Dir, Anchor, bool)> {
-        let mut anchor = root.anchor.clone();
-        let mut followed = false;
-        for _ in 0..MAX_ROOT_LINKS {
-            match open::open_anchored(&anchor) {
-                Ok(directory) => return Some((directory, anchor, followed)),
-                Err(AnchorFailure::Absent) => {
-                    if root.kind == RootKind::Extra {
-                        self.extra_root_missing(&root.path);
-                    }
-                    return None;
-                }
-                Err(AnchorFailure::Io { path, source }) => {
-                    self.unreadable(&path, &source);
-                    return None;
-                }
-                Err(AnchorFailure::Link { path, rest }) => {
-                    if self.symlinks == SymlinkPolicy::Skip {
-                        self.symlink_skipped(&path);
-                        return None;
-                    }
-                    let target = match open::resolve_link(&path) {
-                        Ok(target) => target,
-                        Err(error) => return self.link_failed(&path, &error),
-                    };
-                    anchor = Anchor {
-                        base: target,
-                        components: rest,
-                    };
-                    followed = true;
-                }
-            }
-        }
-        self.diagnostics.push(Diagnostic::warning(
-            DiagnosticCode::SymlinkLoop,
-            &root.path,
-            "not followed: too many symbolic links on the way to this root",
-        ));
-        None
-    }
-
-    fn add_root(&mut self, path: PathBuf, anchor: Anchor, id: FileId, followed: bool) -> usize {
-        let index = self.roots.len();
-        self.root_positions.insert(path.clone(), index);
-        self.roots.push(RootRecord {
-            path,
-            anchor,
-            id,
-            followed,
-        });
-        index
-    }
-
-    /// The index of the root at `path` (a followed link's target), recorded now if new.
-    fn root_index(&mut self, path: &Path, id: FileId) -> usize {
-        match self.root_positions.get(path) {
-            Some(&index) => index,
-            None => self.add_root(path.to_path_buf(), Anchor::exactly(path), id, true),
         }
     }
 
@@ -730,30 +635,6 @@ impl<'o> Walker<'o> {
         SkillFileSearch::None
     }
 
-    /// Follows a skill-file link (under `Follow`): that one file is the skill file; its folder
-    /// does not become readable.
-    fn follow_file_link(&mut self, link: PathBuf) -> Option<Found> {
-        let target = match open::resolve_link(&link) {
-            Ok(target) => target,
-            Err(error) => return self.link_failed(&link, &error),
-        };
-        match open::open_followed_file(&target) {
-            Ok(opened) if opened.metadata.is_file() => {
-                let id = FileId::of(&opened.metadata);
-                Some(Found {
-                    opened,
-                    path: link,
-                    file: SkillFile::Linked(Box::new(LinkedFile { target, id })),
-                })
-            }
-            Ok(_) => {
-                self.not_regular(&link);
-                None
-            }
-            Err(error) => self.link_failed(&link, &error),
-        }
-    }
-
     fn add_skill(&mut self, found: Found, folder: &Folder, directory_id: FileId) {
         let Found { opened, path, file } = found;
         let file_id = FileId::of(&opened.metadata);
@@ -820,90 +701,6 @@ impl<'o> Walker<'o> {
             }
         }
         self.take_results();
-    }
-
-    /// A symlink in a collection: its target directory under `Follow`, else nothing (reported).
-    fn directory_link(&mut self, link: &Path) -> Option<PathBuf> {
-        // A broken link is reported whatever the policy: it may have been meant as a skill folder.
-        let metadata = match fs::metadata(link) {
-            Ok(metadata) => metadata,
-            Err(error) => return self.link_failed(link, &error),
-        };
-        if !metadata.is_dir() {
-            return None;
-        }
-        if self.symlinks == SymlinkPolicy::Skip {
-            self.symlink_skipped(link);
-            return None;
-        }
-        let target = match open::resolve_link(link) {
-            Ok(target) => target,
-            Err(error) => return self.link_failed(link, &error),
-        };
-        let already_seen = fs::metadata(&target)
-            .map(|metadata| self.seen_directories.contains(&FileId::of(&metadata)))
-            .unwrap_or(false);
-        if already_seen {
-            self.diagnostics.push(Diagnostic::warning(
-                DiagnosticCode::SymlinkLoop,
-                link,
-                format!(
-                    "not followed: {} was already searched (a symlink loop or a second path to \
-                     the same directory)",
-                    target.display()
-                ),
-            ));
-            return None;
-        }
-        Some(target)
-    }
-
-    /// An extra root the user named is not there: said, unlike a missing default root.
-    fn extra_root_missing(&mut self, path: &Path) {
-        let what = match fs::symlink_metadata(path) {
-            Ok(_) => "is not a directory",
-            Err(_) => "does not exist",
-        };
-        self.diagnostics.push(Diagnostic::warning(
-            DiagnosticCode::ExtraRootMissing,
-            path,
-            format!(
-                "this extra skills root {what}; check the path (`--extra` on the command line)"
-            ),
-        ));
-    }
-
-    fn symlink_skipped(&mut self, link: &Path) {
-        let target = fs::read_link(link)
-            .map(|target| format!(" (to {})", target.display()))
-            .unwrap_or_default();
-        self.diagnostics.push(Diagnostic::warning(
-            DiagnosticCode::SymlinkSkipped,
-            link,
-            format!(
-                "symbolic link{target} skipped: links are not followed by default so the read \
-                 boundary stays as declared. Add the target as a root, or follow links \
-                 (--symlinks follow)"
-            ),
-        ));
-    }
-
-    /// Reports a link that could not be resolved: broken, or unreadable.
-    fn link_failed<T>(&mut self, link: &Path, error: &io::Error) -> Option<T> {
-        if open::is_absent(error) {
-            self.broken_link(link);
-        } else {
-            self.unreadable(link, error);
-        }
-        None
-    }
-
-    fn broken_link(&mut self, link: &Path) {
-        self.diagnostics.push(Diagnostic::warning(
-            DiagnosticCode::BrokenSymlink,
-            link,
-            "symbolic link points to nothing; fix or remove it",
-        ));
     }
 
     fn not_regular(&mut self, path: &Path) {
