@@ -1,5 +1,5 @@
-//! Arbitrary strings as the `path` of a `read_file` call over a small tree, through the two
-//! readers: `ReadFile` over a normal and a restricted `ReadBoundary`, and the `SkillReader` of a
+//! Arbitrary strings as the `path` of a `read_file` call over a small tree, through the
+//! `SkillReader` built both ways: over a normal and a restricted `ReadBoundary`, and from a
 //! discovery, exposing every skill or only one. No call may panic, and none may show the content
 //! of a file its reader must not reach.
 //!
@@ -32,12 +32,12 @@
 //! a successful read never shows a marker its reader must not reach (in an error, a marker the
 //! path itself holds does not count: an error may quote the path):
 //!
-//! | reader                                   | must never show                        |
-//! | ---------------------------------------- | -------------------------------------- |
-//! | `ReadFile`, normal boundary (ws, skills) | OUTSIDE                                |
-//! | `ReadFile`, restricted boundary (skills) | OUTSIDE, WORKSPACE                     |
-//! | `SkillReader`, both skills               | OUTSIDE, WORKSPACE, LOOSE, GIT         |
-//! | `SkillReader`, `pdf` only                | OUTSIDE, WORKSPACE, LOOSE, GIT, HIDDEN |
+//! | reader                                        | must never show                        |
+//! | --------------------------------------------- | -------------------------------------- |
+//! | `SkillReader`, normal boundary (ws, skills)   | OUTSIDE                                |
+//! | `SkillReader`, restricted boundary (skills)   | OUTSIDE, WORKSPACE                     |
+//! | `SkillReader`, discovery, both skills         | OUTSIDE, WORKSPACE, LOOSE, GIT         |
+//! | `SkillReader`, discovery, `pdf` only          | OUTSIDE, WORKSPACE, LOOSE, GIT, HIDDEN |
 #![no_main]
 
 use std::fs;
@@ -46,8 +46,8 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use skillbook::ReadBoundary;
+use skillbook::ReadRequest;
 use skillbook::{Discovery, Home, ReadError, ReadResult, SkillReader};
-use skillbook::{ReadFile, ReadRequest};
 
 /// The placeholder the input uses for the tree's absolute path.
 const TOP: &str = "{top}";
@@ -61,8 +61,8 @@ const MARKERS: [&str; 5] = [OUTSIDE, WORKSPACE, LOOSE, GIT, HIDDEN];
 
 struct Tree {
     directory: tempfile::TempDir,
-    normal: ReadBoundary,
-    restricted: ReadBoundary,
+    normal: SkillReader,
+    restricted: SkillReader,
     every_skill: SkillReader,
     pdf_only: SkillReader,
 }
@@ -132,6 +132,8 @@ fn build() -> Tree {
         .unwrap_or_else(|error| panic!("fuzz harness: no normal boundary: {error}"));
     let restricted = ReadBoundary::restricted([&skills])
         .unwrap_or_else(|error| panic!("fuzz harness: no restricted boundary: {error}"));
+    let normal = SkillReader::over_boundary(normal, []);
+    let restricted = SkillReader::over_boundary(restricted, []);
     Tree {
         normal,
         restricted,
@@ -179,15 +181,15 @@ fuzz_target!(|data: &[u8]| {
     let path = text.replace(TOP, &tree.directory.path().to_string_lossy());
     let request = ReadRequest::new(path);
     check(
-        "ReadFile (normal)",
+        "SkillReader (normal boundary)",
         &request,
-        ReadFile::new(&tree.normal).read(&request),
+        tree.normal.read(&request),
         &[OUTSIDE],
     );
     check(
-        "ReadFile (restricted)",
+        "SkillReader (restricted boundary)",
         &request,
-        ReadFile::new(&tree.restricted).read(&request),
+        tree.restricted.read(&request),
         &[OUTSIDE, WORKSPACE],
     );
     check(

@@ -14,7 +14,7 @@ use serde_json::Value;
 use skillbook::runtime::{ResolvedScope, Scope, ScopedSkill, search_schema};
 use skillbook::search::SearchIndex;
 use skillbook::sources::ProvidedSkill;
-use skillbook::{Addressing, Catalog, Discovered, READ_FILE, SEARCH_SKILLS, SkillReader};
+use skillbook::{Addressing, Catalog, Discovered, SEARCH_SKILLS, SkillReader};
 use tokio::sync::Semaphore;
 
 use crate::Error;
@@ -666,10 +666,7 @@ pub(crate) struct ReadTool {
 
 impl ReadTool {
     fn new(reader: SkillReader) -> Self {
-        let tool = read_only_tool(
-            &skillbook::skill_file_schema(READ_FILE),
-            "Read a skill file",
-        );
+        let tool = read_only_tool(&reader.schema(), "Read a skill file");
         Self { reader, tool }
     }
 

@@ -77,7 +77,7 @@ async fn initialize_declares_the_extension_and_sends_the_catalog() {
     assert!(catalog.text.contains("<name>pdf</name>"));
 
     let tools = client.list_all_tools().await.unwrap();
-    let schema = skillbook::skill_file_schema("read_file");
+    let schema = SkillReader::new(&found).schema();
     assert_eq!(
         serde_json::to_value(&tools).unwrap(),
         json!([{

@@ -27,9 +27,7 @@ use std::time::{Duration, SystemTime};
 
 use divan::Bencher;
 use divan::counter::ItemsCount;
-use skillbook::{
-    Catalog, Discovery, DiscoveryCache, Home, ReadBoundary, ReadFile, ReadRequest, SkillReader,
-};
+use skillbook::{Catalog, Discovery, DiscoveryCache, Home, ReadBoundary, ReadRequest, SkillReader};
 
 const SIZES: [usize; 2] = [1_000, 10_000];
 
@@ -210,11 +208,13 @@ fn skill_reader_segment(bencher: Bencher, skills: usize) {
         .bench(|| reader.read(&request).expect("a readable skill"));
 }
 
+/// Lines 1–50 of a SKILL.md through a reader over a restricted boundary: the path resolved in
+/// the boundary, the file opened beneath the root's handle.
 #[divan::bench(sample_count = 50)]
 fn read_skill_segment(bencher: Bencher) {
     let found = discovery(1_000).discover();
     let boundary = ReadBoundary::restricted(found.read_roots()).expect("the skill root");
-    let tool = ReadFile::new(&boundary);
+    let tool = SkillReader::over_boundary(boundary, []);
     let mut request = ReadRequest::new(found.skills()[500].location());
     request.end_line = Some(50);
     bencher

@@ -11,8 +11,7 @@ use std::io::Write;
 
 use divan::{AllocProfiler, Bencher};
 use serde_json::json;
-use skillbook::ReadBoundary;
-use skillbook::ReadFile;
+use skillbook::{ReadBoundary, ReadOptions, SkillReader};
 use tempfile::TempDir;
 
 #[global_allocator]
@@ -25,10 +24,11 @@ const FILE_BYTES: [u64; 3] = [64 << 10, 64 << 20, 4 << 30];
 /// The size whose peak resident memory is reported.
 const LARGEST_FILE_BYTES: u64 = 4 << 30;
 
-/// A restricted boundary over a directory holding `big.md`.
+/// A reader over a restricted boundary around a directory holding `big.md`, without a size
+/// limit.
 struct Fixture {
     _directory: TempDir,
-    boundary: ReadBoundary,
+    reader: SkillReader,
 }
 
 fn fixture(size: u64) -> Result<Fixture, Box<dyn Error>> {
@@ -43,16 +43,12 @@ fn fixture(size: u64) -> Result<Fixture, Box<dyn Error>> {
     }
     file.set_len(size)?;
     let boundary = ReadBoundary::restricted([directory.path()])?;
+    let reader = SkillReader::over_boundary(boundary, [])
+        .with_options(ReadOptions::default().with_max_file_bytes(None));
     Ok(Fixture {
         _directory: directory,
-        boundary,
+        reader,
     })
-}
-
-fn tool(fixture: &Fixture) -> ReadFile<'_> {
-    let mut tool = ReadFile::new(&fixture.boundary);
-    tool.max_file_bytes(None);
-    tool
 }
 
 /// The peak resident memory of this process, in KiB.
@@ -69,7 +65,9 @@ fn peak_resident_kib() -> Option<u64> {
 fn report_peak_memory() -> Result<(), Box<dyn Error>> {
     let fixture = fixture(LARGEST_FILE_BYTES)?;
     let before = peak_resident_kib();
-    let result = tool(&fixture).call(&json!({"path": "big.md", "startLine": 1, "endLine": 50}))?;
+    let result = fixture
+        .reader
+        .call(&json!({"path": "big.md", "startLine": 1, "endLine": 50}))?;
     let after = peak_resident_kib();
     println!(
         "lines {}-{} of a {} GiB file: {} characters, nextStartLine {:?}, totalLines {:?}",
@@ -96,9 +94,8 @@ fn lines_1_to_50(bencher: Bencher, size: u64) {
         eprintln!("could not create the sparse file");
         return;
     };
-    let tool = tool(&fixture);
     let arguments = json!({"path": "big.md", "startLine": 1, "endLine": 50});
-    bencher.bench_local(|| tool.call(&arguments));
+    bencher.bench_local(|| fixture.reader.call(&arguments));
 }
 
 fn main() -> Result<(), Box<dyn Error>> {

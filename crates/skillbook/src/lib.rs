@@ -96,7 +96,7 @@ pub use error::{ErrorCode, error_json};
 pub use format::{NameError, SkillName};
 pub use read::{
     Addressing, DEFAULT_LOOK_AHEAD_BYTES, DEFAULT_MAX_CHARS, DEFAULT_MAX_FILE_BYTES, FileVersion,
-    KnownSkill, MAX_CHARS_CEILING, ReadError, ReadFile, ReadRequest, ReadResult, SkillFileReader,
-    SkillFolder, SkillReader, read_file_schema, skill_file_schema,
+    KnownSkill, MAX_CHARS_CEILING, ReadError, ReadOptions, ReadRequest, ReadResult,
+    SkillFileReader, SkillFolder, SkillReader,
 };
 pub use skill::{DEFAULT_DESCRIPTION, Skill, Source};

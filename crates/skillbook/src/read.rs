@@ -1,18 +1,19 @@
-//! The `read_file` tool: segmented, streaming reads of text files inside a [`ReadBoundary`].
+//! The `read_file` tool: segmented, streaming reads of text files, through the one reader
+//! ([`SkillReader`]) and its settings ([`ReadOptions`]).
 //!
 //! ```no_run
-//! use skillbook::ReadBoundary;
-//! use skillbook::{KnownSkill, ReadFile};
+//! use skillbook::{KnownSkill, ReadBoundary, ReadOptions, SkillReader};
 //! use serde_json::json;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let boundary = ReadBoundary::restricted(["/home/me/.agents/skills"])?;
-//! let mut tool = ReadFile::new(&boundary);
-//! tool.name("read_skill_file").skill(KnownSkill::new(
+//! let pdf = KnownSkill::new(
 //!     "pdf",
 //!     "/home/me/.agents/skills/pdf/SKILL.md",
 //!     "/home/me/.agents/skills/pdf",
-//! ));
+//! );
+//! let tool = SkillReader::over_boundary(boundary, [pdf])
+//!     .with_options(ReadOptions::default().with_tool_name("read_skill_file"));
 //! let schema = tool.schema(); // offered to the model with the other tools
 //! let result = tool.call(&json!({"path": "pdf/SKILL.md", "startLine": 1, "endLine": "50"}))?;
 //! assert_eq!(result.skill.as_deref(), Some("pdf"));
@@ -20,13 +21,14 @@
 //! # }
 //! ```
 //!
-//! The skill reader ([`SkillReader`]) is the reader every surface reads skills through; the
-//! `read_file` tool over a [`ReadBoundary`] ([`ReadFile`]) reads a workspace as well. Both answer
-//! with a [`ReadResult`] or a [`ReadError`].
+//! A [`SkillReader`] built from discovery reads the skills' own files, as every surface reads
+//! them; one built over a [`ReadBoundary`] reads a workspace as well. Both answer with a
+//! [`ReadResult`] or a [`ReadError`].
 
 pub(crate) mod arguments;
 mod error;
 mod lines;
+mod options;
 mod reader;
 
 use std::io::Read;
@@ -35,11 +37,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::boundary::ReadBoundary;
 use crate::catalog::escape_xml;
 
 pub use error::ReadError;
-pub use reader::{Addressing, FileVersion, SkillFileReader, SkillFolder, SkillReader};
+pub use options::{Addressing, ReadOptions};
+pub use reader::{FileVersion, SkillFileReader, SkillFolder, SkillReader};
 
 /// How many characters a call returns when it does not say (`maxChars`).
 pub const DEFAULT_MAX_CHARS: usize = 12_000;
@@ -60,7 +62,8 @@ const DESCRIPTION: &str = include_str!("read/description.md");
 /// What the tool says of itself when only skills are readable (the skill reader).
 const SKILLS_DESCRIPTION: &str = include_str!("read/skills-description.md");
 
-/// A skill whose SKILL.md gets the compaction marker when read.
+/// A skill whose SKILL.md gets the compaction marker when read through a reader over a
+/// boundary ([`SkillReader::over_boundary`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KnownSkill {
     /// The skill's name, as the catalog shows it.
@@ -95,11 +98,12 @@ impl From<&crate::Skill> for KnownSkill {
 /// One read, as typed values: what a call's JSON arguments are parsed into.
 ///
 /// Hosts and command-line tools that do not hold JSON build this directly and pass it to
-/// [`ReadFile::read`].
+/// [`SkillReader::read`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReadRequest {
-    /// The file: absolute, or relative to the boundary's base (see [`ReadBoundary::base`]).
+    /// The file: absolute, relative (to the only skill's folder, or to the boundary's base
+    /// for a reader over a boundary), or a `skill://` URI.
     pub path: PathBuf,
     /// The first line, 1-based (default 1).
     pub start_line: u64,
@@ -172,7 +176,8 @@ impl ReadRequest {
 /// - Files over the size limit (default [`DEFAULT_MAX_FILE_BYTES`], can be disabled) are
 ///   refused. A NUL byte or invalid UTF-8 in the first 8 KiB, or in a returned line, makes the
 ///   file "not text".
-/// - When the file is the SKILL.md of a [`KnownSkill`], the content of every segment is wrapped
+/// - When the file is the SKILL.md of a skill the reader knows (an exposed skill, or a
+///   [`KnownSkill`] of a reader over a boundary), the content of every segment is wrapped
 ///   in `<skill_instructions name="…" dir="…">` … `</skill_instructions>` and the result carries
 ///   `"skill": "<name>"`, so a host's context compaction can tell skill instructions from other
 ///   reads. `maxChars` counts the content inside the wrapper.
@@ -211,147 +216,9 @@ impl ReadResult {
     }
 }
 
-/// The `read_file` tool over a [`ReadBoundary`].
-///
-/// Configure it with the `&mut self` setters below; each documents its default.
-#[derive(Debug, Clone)]
-pub struct ReadFile<'boundary> {
-    boundary: &'boundary ReadBoundary,
-    name: String,
-    skills: Vec<(Option<PathBuf>, KnownSkill)>,
-    max_file_bytes: Option<u64>,
-    look_ahead_bytes: u64,
-}
-
-impl<'boundary> ReadFile<'boundary> {
-    /// A reader over `boundary`, named [`crate::READ_FILE`], with no known skills.
-    #[must_use]
-    pub fn new(boundary: &'boundary ReadBoundary) -> Self {
-        Self {
-            boundary,
-            name: crate::READ_FILE.to_owned(),
-            skills: Vec::new(),
-            max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
-            look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
-        }
-    }
-
-    /// Sets the tool name used in the schema (default [`crate::READ_FILE`]; a runtime whose
-    /// host already owns `read_file` uses `read_skill_file`).
-    pub fn name(&mut self, name: impl Into<String>) -> &mut Self {
-        self.name = name.into();
-        self
-    }
-
-    /// Adds a skill whose SKILL.md gets the compaction marker (default: none).
-    pub fn skill(&mut self, skill: KnownSkill) -> &mut Self {
-        let resolved = self.boundary.resolve(&skill.path).ok();
-        self.skills.push((resolved, skill));
-        self
-    }
-
-    /// Adds several known skills; see [`ReadFile::skill`].
-    pub fn skills(&mut self, skills: impl IntoIterator<Item = KnownSkill>) -> &mut Self {
-        for skill in skills {
-            self.skill(skill);
-        }
-        self
-    }
-
-    /// Sets the size limit in bytes; `None` disables it (default [`DEFAULT_MAX_FILE_BYTES`]).
-    pub fn max_file_bytes(&mut self, limit: Option<u64>) -> &mut Self {
-        self.max_file_bytes = limit;
-        self
-    }
-
-    /// Sets how many bytes past a segment are scanned to learn `totalLines`
-    /// (default [`DEFAULT_LOOK_AHEAD_BYTES`]; `0` reports it only when the segment ends the file).
-    pub fn look_ahead_bytes(&mut self, bytes: u64) -> &mut Self {
-        self.look_ahead_bytes = bytes;
-        self
-    }
-
-    /// The name the tool is offered under.
-    #[must_use]
-    pub fn tool_name(&self) -> &str {
-        &self.name
-    }
-
-    /// The tool definition in the OpenAI function-tool shape:
-    /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
-    #[must_use]
-    pub fn schema(&self) -> Value {
-        read_file_schema(&self.name)
-    }
-
-    /// Runs one call with the model's arguments.
-    ///
-    /// # Errors
-    ///
-    /// One [`ReadError`] per failure, each with its own [`ReadError::code`]: a missing `path`,
-    /// an invalid argument (including a `startLine` past the end of the file), a path outside
-    /// the boundary, not found, a directory, not a regular file, not text, too large, or I/O.
-    pub fn call(&self, arguments: &Value) -> Result<ReadResult, ReadError> {
-        self.read(&arguments::parse(arguments)?)
-    }
-
-    /// Runs one read from typed values; [`ReadFile::call`] parses JSON arguments into these.
-    ///
-    /// # Errors
-    ///
-    /// As [`ReadFile::call`].
-    pub fn read(&self, request: &ReadRequest) -> Result<ReadResult, ReadError> {
-        request.validate()?;
-        let opened = self.boundary.open(&request.path)?;
-        let path = opened.path().to_path_buf();
-        if let Some(limit) = self.max_file_bytes
-            && opened.size() > limit
-        {
-            return Err(ReadError::TooLarge {
-                size: opened.size(),
-                limit,
-                path,
-            });
-        }
-        // A file that grows while it is read is read only up to the limit.
-        let file = opened
-            .into_file()
-            .take(self.max_file_bytes.unwrap_or(u64::MAX));
-        let known = self.known_skill(&path);
-        let directory = known.map(|skill| skill.directory.display().to_string());
-        segment(
-            file,
-            &path.display().to_string(),
-            request,
-            self.look_ahead_bytes,
-            known
-                .map(|skill| skill.name.as_str())
-                .zip(directory.as_deref()),
-        )
-    }
-
-    /// Runs one call and returns the JSON a model sees: the result, or `{"error", "message"}`.
-    #[must_use]
-    pub fn call_json(&self, arguments: &Value) -> Value {
-        match self.call(arguments) {
-            Ok(result) => result.to_json(),
-            Err(error) => error.to_json(),
-        }
-    }
-
-    /// The known skill whose SKILL.md lies at `path`.
-    fn known_skill(&self, path: &Path) -> Option<&KnownSkill> {
-        self.skills
-            .iter()
-            .find(|(resolved, _)| resolved.as_deref() == Some(path))
-            .map(|(_, skill)| skill)
-    }
-}
-
 /// The read tool's definition in the OpenAI function-tool shape, offered under `name`, for a
-/// boundary that reads the workspace and the skill roots ([`ReadFile`]).
-#[must_use]
-pub fn read_file_schema(name: &str) -> Value {
+/// reader over a boundary that reads the workspace and the skill roots.
+pub(crate) fn read_file_schema(name: &str) -> Value {
     definition(
         name,
         DESCRIPTION,
@@ -360,10 +227,9 @@ pub fn read_file_schema(name: &str) -> Value {
     )
 }
 
-/// The read tool's definition when only the skills' own files are readable (the
-/// [`crate::SkillReader`] behind the runtime and MCP): it says so, and promises no workspace.
-#[must_use]
-pub fn skill_file_schema(name: &str) -> Value {
+/// The read tool's definition when only the skills' own files are readable (a reader built
+/// from discovery, behind the runtime and MCP): it says so, and promises no workspace.
+pub(crate) fn skill_file_schema(name: &str) -> Value {
     definition(
         name,
         SKILLS_DESCRIPTION,
@@ -411,8 +277,8 @@ fn definition(name: &str, description: &str, path: &str) -> Value {
     })
 }
 
-/// Cuts one segment out of `reader` as [`ReadFile::read`] does, for files on disk and for skills
-/// held in memory alike. `skill` (a name and a directory) adds the compaction marker.
+/// Cuts one segment out of `reader` as [`SkillReader::read`] does, for files on disk and for
+/// skills held in memory alike. `skill` (a name and a directory) adds the compaction marker.
 pub(crate) fn segment<R: Read>(
     reader: R,
     path: &str,

@@ -1,5 +1,5 @@
-//! Security and behaviour tests of the read boundary and the `read_file` tool, on small trees
-//! made in temporary directories.
+//! Security and behaviour tests of the read boundary and the `read_file` tool of a reader over
+//! a boundary (`SkillReader::over_boundary`), on small trees made in temporary directories.
 #![allow(clippy::disallowed_methods, reason = "tests read what they wrote")]
 #![cfg(unix)]
 #![allow(
@@ -19,7 +19,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Value, json};
 use skillbook::ReadBoundary;
-use skillbook::{KnownSkill, ReadFile, ReadRequest};
+use skillbook::{KnownSkill, ReadOptions, ReadRequest, SkillReader};
 use tempfile::TempDir;
 
 /// Planted in every file outside the roots; it must never come back from a read.
@@ -89,21 +89,28 @@ impl Tree {
         self.top.join("outside")
     }
 
-    fn normal(&self) -> ReadBoundary {
-        ReadBoundary::new(self.workspace(), [self.skills()]).unwrap()
+    /// A reader over the workspace and the skill root.
+    fn normal(&self) -> SkillReader {
+        over(ReadBoundary::new(self.workspace(), [self.skills()]).unwrap())
     }
 
-    fn restricted(&self) -> ReadBoundary {
-        ReadBoundary::restricted([self.skills()]).unwrap()
+    /// A reader over the skill root alone.
+    fn restricted(&self) -> SkillReader {
+        over(ReadBoundary::restricted([self.skills()]).unwrap())
     }
 }
 
-fn read(boundary: &ReadBoundary, arguments: Value) -> Value {
-    ReadFile::new(boundary).call_json(&arguments)
+/// A reader over `boundary` that knows no skills.
+fn over(boundary: ReadBoundary) -> SkillReader {
+    SkillReader::over_boundary(boundary, [])
 }
 
-fn error_code(boundary: &ReadBoundary, path: &str) -> String {
-    let reply = read(boundary, json!({ "path": path }));
+fn read(reader: &SkillReader, arguments: Value) -> Value {
+    reader.call_json(&arguments)
+}
+
+fn error_code(reader: &SkillReader, path: &str) -> String {
+    let reply = read(reader, json!({ "path": path }));
     assert!(!reply.to_string().contains(MARKER), "{path}: {reply}");
     reply["error"].as_str().unwrap_or("<success>").to_owned()
 }
@@ -151,7 +158,7 @@ fn escape_table() {
 #[test]
 fn the_outside_message_does_not_reveal_whether_the_target_exists() {
     let tree = Tree::new();
-    let boundary = tree.normal();
+    let reader = tree.normal();
     let replies: Vec<Value> = [
         "/etc/passwd",
         "/etc/no-such-file-8d1e",
@@ -161,7 +168,7 @@ fn the_outside_message_does_not_reveal_whether_the_target_exists() {
         "../skills/pdf/dangling",
     ]
     .iter()
-    .map(|path| read(&boundary, json!({ "path": path })))
+    .map(|path| read(&reader, json!({ "path": path })))
     .collect();
     for reply in &replies {
         assert_eq!(reply, &replies[0]);
@@ -198,7 +205,7 @@ fn symlinks_that_stay_inside_the_root_are_followed() {
 fn restricted_mode_cannot_read_the_workspace_or_a_sibling_skill() {
     let tree = Tree::new();
     let pdf = tree.skills().join("pdf");
-    let boundary = ReadBoundary::restricted([&pdf]).unwrap();
+    let reader = over(ReadBoundary::restricted([&pdf]).unwrap());
     let notes = tree.workspace().join("notes.md");
     for path in [
         notes.to_str().unwrap(),
@@ -206,13 +213,13 @@ fn restricted_mode_cannot_read_the_workspace_or_a_sibling_skill() {
         "dir-link/SKILL.md",
         "../../ws/notes.md",
     ] {
-        assert_eq!(error_code(&boundary, path), "outside_boundary", "{path}");
+        assert_eq!(error_code(&reader, path), "outside_boundary", "{path}");
     }
-    let reply = read(&boundary, json!({"path": "SKILL.md", "endLine": 1}));
+    let reply = read(&reader, json!({"path": "SKILL.md", "endLine": 1}));
     assert_eq!(reply["content"], "# PDF");
     assert_eq!(
         error_code(
-            &ReadBoundary::restricted([tree.top.join("none")]).unwrap(),
+            &over(ReadBoundary::restricted([tree.top.join("none")]).unwrap()),
             "SKILL.md"
         ),
         "outside_boundary"
@@ -222,15 +229,15 @@ fn restricted_mode_cannot_read_the_workspace_or_a_sibling_skill() {
 #[test]
 fn the_normal_mode_reads_the_workspace_and_the_skill_roots() {
     let tree = Tree::new();
-    let boundary = tree.normal();
+    let reader = tree.normal();
     assert_eq!(
-        read(&boundary, json!({"path": "notes.md"}))["content"],
+        read(&reader, json!({"path": "notes.md"}))["content"],
         "workspace notes"
     );
     let skill = tree.skills().join("docx/SKILL.md");
-    assert_eq!(read(&boundary, json!({"path": skill}))["content"], "# DOCX");
+    assert_eq!(read(&reader, json!({"path": skill}))["content"], "# DOCX");
     assert_eq!(
-        read(&boundary, json!({"path": "../skills/docx/SKILL.md"}))["content"],
+        read(&reader, json!({"path": "../skills/docx/SKILL.md"}))["content"],
         "# DOCX"
     );
 }
@@ -247,9 +254,9 @@ fn a_fifo_named_like_a_reference_file_is_refused_without_blocking() {
     let (sender, receiver) = mpsc::channel();
     let skills = tree.skills();
     thread::spawn(move || {
-        let boundary = ReadBoundary::restricted([skills]).unwrap();
+        let reader = over(ReadBoundary::restricted([skills]).unwrap());
         sender
-            .send(read(&boundary, json!({"path": "pdf/forms.md"})))
+            .send(read(&reader, json!({"path": "pdf/forms.md"})))
             .unwrap();
     });
     let reply = receiver
@@ -264,12 +271,12 @@ fn sockets_and_directories_are_refused() {
     let tree = Tree::new();
     let _listener =
         std::os::unix::net::UnixListener::bind(tree.skills().join("pdf/socket.md")).unwrap();
-    let boundary = tree.restricted();
-    let reply = read(&boundary, json!({"path": "pdf/socket.md"}));
+    let reader = tree.restricted();
+    let reply = read(&reader, json!({"path": "pdf/socket.md"}));
     assert_eq!(reply["error"], "not_regular_file");
     assert!(reply["message"].as_str().unwrap().contains("socket"));
-    assert_eq!(error_code(&boundary, "pdf"), "is_directory");
-    assert_eq!(error_code(&boundary, "pdf/dir-link"), "is_directory");
+    assert_eq!(error_code(&reader, "pdf"), "is_directory");
+    assert_eq!(error_code(&reader, "pdf/dir-link"), "is_directory");
 }
 
 #[test]
@@ -297,8 +304,7 @@ fn a_symlink_swapped_in_during_reads_never_leaks_outside_content() {
             }
         })
     };
-    let boundary = tree.restricted();
-    let tool = ReadFile::new(&boundary);
+    let tool = tree.restricted();
     let (mut inside, mut refused) = (0, 0);
     // At least 5,000 reads, and on until both states of the swap were met (up to 50,000).
     for attempt in 0..50_000 {
@@ -333,9 +339,9 @@ fn a_symlink_swapped_in_during_reads_never_leaks_outside_content() {
 fn line_ends_empty_lines_and_ranges() {
     let tree = Tree::new();
     tree.file("ws/lines.md", "one\r\ntwo\rthree\n\n\nsix\n");
-    let boundary = tree.normal();
+    let reader = tree.normal();
     let reply = read(
-        &boundary,
+        &reader,
         json!({"path": "lines.md", "startLine": 2, "endLine": 5}),
     );
     assert_eq!(
@@ -351,13 +357,13 @@ fn line_ends_empty_lines_and_ranges() {
         })
     );
     let reply = read(
-        &boundary,
+        &reader,
         json!({"path": "lines.md", "startLine": "6", "endLine": "99"}),
     );
     assert_eq!(reply["content"], "six");
     assert_eq!(reply["endLine"], 6);
     assert!(reply.get("nextStartLine").is_none());
-    let reply = read(&boundary, json!({"path": "lines.md", "startLine": 7}));
+    let reply = read(&reader, json!({"path": "lines.md", "startLine": 7}));
     assert_eq!(reply["error"], "invalid_argument");
 }
 
@@ -365,12 +371,12 @@ fn line_ends_empty_lines_and_ranges() {
 fn max_chars_counts_characters_and_flags_truncation() {
     let tree = Tree::new();
     tree.file("ws/utf8.md", "ééé\nüü\nend\n");
-    let boundary = tree.normal();
-    let reply = read(&boundary, json!({"path": "utf8.md", "maxChars": "6"}));
+    let reader = tree.normal();
+    let reply = read(&reader, json!({"path": "utf8.md", "maxChars": "6"}));
     assert_eq!(reply["content"], "ééé\nüü");
     assert_eq!(reply["truncated"], true);
     assert_eq!(reply["nextStartLine"], 3);
-    let reply = read(&boundary, json!({"path": "utf8.md", "maxChars": 2}));
+    let reply = read(&reader, json!({"path": "utf8.md", "maxChars": 2}));
     assert_eq!(reply["content"], "éé");
     assert_eq!(reply["truncated"], true);
     assert_eq!(reply["nextStartLine"], 2);
@@ -379,8 +385,8 @@ fn max_chars_counts_characters_and_flags_truncation() {
 #[test]
 fn invalid_arguments_are_refused_clearly() {
     let tree = Tree::new();
-    let boundary = tree.normal();
-    assert_eq!(read(&boundary, json!({}))["error"], "missing_path");
+    let reader = tree.normal();
+    assert_eq!(read(&reader, json!({}))["error"], "missing_path");
     for arguments in [
         json!({"path": "notes.md", "startLine": -1}),
         json!({"path": "notes.md", "startLine": 0}),
@@ -388,7 +394,7 @@ fn invalid_arguments_are_refused_clearly() {
         json!({"path": "notes.md", "endLine": {"line": 2}}),
     ] {
         assert_eq!(
-            read(&boundary, arguments.clone())["error"],
+            read(&reader, arguments.clone())["error"],
             "invalid_argument",
             "{arguments}"
         );
@@ -398,10 +404,12 @@ fn invalid_arguments_are_refused_clearly() {
 #[test]
 fn the_marker_wraps_every_segment_of_a_known_skill() {
     let tree = Tree::new();
-    let boundary = tree.restricted();
+    let boundary = ReadBoundary::restricted([tree.skills()]).unwrap();
     let pdf = tree.skills().join("pdf");
-    let mut tool = ReadFile::new(&boundary);
-    tool.skill(KnownSkill::new("pdf", pdf.join("SKILL.md"), &pdf));
+    let tool = SkillReader::over_boundary(
+        boundary,
+        [KnownSkill::new("pdf", pdf.join("SKILL.md"), &pdf)],
+    );
     let opening = format!(
         "<skill_instructions name=\"pdf\" dir=\"{}\">\n",
         pdf.display()
@@ -435,13 +443,15 @@ fn the_marker_wraps_every_segment_of_a_known_skill() {
 #[test]
 fn marker_attributes_are_escaped() {
     let tree = Tree::new();
-    let boundary = tree.restricted();
-    let mut tool = ReadFile::new(&boundary);
-    tool.skill(KnownSkill::new(
-        "a&b<c>\"d'",
-        tree.skills().join("docx/SKILL.md"),
-        "x&y",
-    ));
+    let boundary = ReadBoundary::restricted([tree.skills()]).unwrap();
+    let tool = SkillReader::over_boundary(
+        boundary,
+        [KnownSkill::new(
+            "a&b<c>\"d'",
+            tree.skills().join("docx/SKILL.md"),
+            "x&y",
+        )],
+    );
     let reply = tool.call_json(&json!({"path": "docx/SKILL.md"}));
     assert_eq!(
         reply["content"],
@@ -459,15 +469,14 @@ fn binary_and_oversized_files_are_refused() {
     )
     .unwrap();
     fs::write(tree.workspace().join("latin1.md"), b"caf\xe9\n").unwrap();
-    let boundary = tree.normal();
-    assert_eq!(error_code(&boundary, "image.png"), "not_text");
-    assert_eq!(error_code(&boundary, "latin1.md"), "not_text");
-    let mut tool = ReadFile::new(&boundary);
-    tool.max_file_bytes(Some(4));
+    let reader = tree.normal();
+    assert_eq!(error_code(&reader, "image.png"), "not_text");
+    assert_eq!(error_code(&reader, "latin1.md"), "not_text");
+    let tool = reader.with_options(ReadOptions::default().with_max_file_bytes(Some(4)));
     let reply = tool.call_json(&json!({"path": "notes.md"}));
     assert_eq!(reply["error"], "too_large");
     assert!(reply["message"].as_str().unwrap().contains("notes.md"));
-    tool.max_file_bytes(None);
+    let tool = tool.with_options(ReadOptions::default().with_max_file_bytes(None));
     assert_eq!(
         tool.call_json(&json!({"path": "notes.md"}))["content"],
         "workspace notes"
@@ -477,10 +486,9 @@ fn binary_and_oversized_files_are_refused() {
 #[test]
 fn the_schema_is_an_openai_function_tool_with_a_settable_name() {
     let tree = Tree::new();
-    let boundary = tree.normal();
-    let mut tool = ReadFile::new(&boundary);
+    let tool = tree.normal();
     assert_eq!(tool.schema()["function"]["name"], "read_file");
-    tool.name("read_skill_file");
+    let tool = tool.with_options(ReadOptions::default().with_tool_name("read_skill_file"));
     let schema = tool.schema();
     assert_eq!(schema["type"], "function");
     assert_eq!(schema["function"]["name"], "read_skill_file");
@@ -541,13 +549,13 @@ fn attack_path(top: &Path) -> impl Strategy<Value = String> {
 #[test]
 fn random_paths_only_ever_read_files_beneath_a_root() {
     let tree = Tree::new();
-    let boundaries = [tree.normal(), tree.restricted()];
+    let readers = [tree.normal(), tree.restricted()];
     let roots = [tree.workspace(), tree.skills()];
     let mut runner = TestRunner::new(Config::with_cases(512));
     runner
         .run(&attack_path(&tree.top), |path| {
-            for boundary in &boundaries {
-                let reply = ReadFile::new(boundary).call_json(&json!({ "path": path }));
+            for reader in &readers {
+                let reply = reader.call_json(&json!({ "path": path }));
                 prop_assert!(!reply.to_string().contains(MARKER), "{path}: {reply}");
                 if let Some(read) = reply["path"].as_str() {
                     prop_assert!(
@@ -565,8 +573,7 @@ fn random_paths_only_ever_read_files_beneath_a_root() {
 fn typed_requests_read_like_json_calls() {
     let tree = Tree::new();
     tree.file("ws/lines.md", "a\nb\nc\n");
-    let boundary = tree.normal();
-    let tool = ReadFile::new(&boundary);
+    let tool = tree.normal();
     let mut request = ReadRequest::new("lines.md");
     request.start_line = 2;
     request.max_chars = Some(1);

@@ -3,7 +3,7 @@
 //! The result is always one JSON document on stdout: the tool's result, or an error object with
 //! a stable `error` code (exit 1). Discovery diagnostics go to stderr.
 
-use skillbook::{KnownSkill, ReadBoundary, ReadFile, ReadRequest, SkillReader};
+use skillbook::{KnownSkill, ReadBoundary, ReadRequest, SkillReader};
 
 use crate::cli::{CommonArgs, ReadArgs};
 use crate::output::{self, Outcome};
@@ -32,9 +32,9 @@ pub(crate) fn run(common: &CommonArgs, args: &ReadArgs) -> anyhow::Result<Outcom
                 return Ok(Outcome::Failure);
             }
         };
-        let mut tool = ReadFile::new(&boundary);
-        tool.skills(found.skills().iter().map(KnownSkill::from));
-        tool.read(&request)
+        // The workspace and the skill roots, the found skills' SKILL.md marked.
+        SkillReader::over_boundary(boundary, found.skills().iter().map(KnownSkill::from))
+            .read(&request)
     };
     match result {
         Ok(result) => {

@@ -1,32 +1,45 @@
-//! The skill reader: how every surface — the runtime's tools, `skillbook read --restricted`,
+//! The skill reader: how every surface — the runtime's tools, `skillbook read`, `skillbook
+//! show`, host-selected skills and the MCP server — reads a skill's files, and the one reader
+//! type the library offers.
+//!
+//! The reader's settings are [`ReadOptions`]; opening a located file is in `open_file`, a
+//! skill's folder and its listings in `folder`, the workspace reads of a reader over a
+//! [`ReadBoundary`] in `bounded`.
 
 use std::fmt;
-use std::io::{self, Read};
-use std::path::{Component, Path, PathBuf};
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use cap_std::fs::Dir;
 use serde_json::Value;
 
-use crate::boundary::open::{self, FileId, Opened, Resolve, VerifyFailure};
-use crate::boundary::{BoundaryError, DirectoryEntry, EntryKind, check_regular};
-use crate::discovery::cache::FileState;
+use crate::boundary::open;
+use crate::boundary::{BoundaryError, DirectoryEntry, ReadBoundary};
 use crate::discovery::{Discovered, RootRecord};
 use crate::format::{SkillName, name_key};
 use crate::paths;
-use crate::read::{
-    self, DEFAULT_LOOK_AHEAD_BYTES, DEFAULT_MAX_FILE_BYTES, ReadError, ReadRequest, ReadResult,
-};
-use crate::skill::{Place, SkillFile};
+use crate::read::{self, Addressing, KnownSkill, ReadError, ReadOptions, ReadRequest, ReadResult};
 use crate::sources::ProvidedSkill;
 use crate::uri::{self, SKILL_FILE, SkillUri};
 
-/// Reads skills' files through the boundary.
+/// The read tool, and every read of a skill's files: the one reader the library offers.
 ///
-/// A [`SkillReader`] is built from what discovery found (and from skills held in memory). It
-/// holds at most one directory handle per read root, opened the first time a read needs it,
-/// never one per skill, and finds a path's skill through a map keyed by skill folder (a lookup
-/// per path component, not a scan). Each read then goes:
+/// Two constructors, one reader:
+///
+/// - [`SkillReader::new`] reads what discovery found (and, with [`SkillReader::with_provided`],
+///   skills held in memory): only the exposed skills' own files, as the runtime, `skillbook read
+///   --restricted`, `skillbook show` and the MCP server read them. The rules are below.
+/// - [`SkillReader::over_boundary`] reads whatever a [`ReadBoundary`] allows — the workspace
+///   and the skill roots, or only the roots of a restricted boundary — marking the SKILL.md of
+///   the skills it is told of: the workspace reads of `skillbook read`.
+///
+/// Both take the same [`ReadOptions`] ([`SkillReader::with_options`]) and answer every call with
+/// a [`ReadResult`] or a [`ReadError`].
+///
+/// A reader built from discovery holds at most one directory handle per read root, opened the
+/// first time a read needs it, never one per skill, and finds a path's skill through a map keyed
+/// by skill folder (a lookup per path component, not a scan). Each read then goes:
 ///
 /// 1. **Which skill.** `skill://<name>/<file>` names a skill directly; a path is made absolute
 ///    (a relative path resolves against the only skill folder, and is refused as ambiguous when
@@ -51,7 +64,6 @@ use crate::uri::{self, SKILL_FILE, SkillUri};
 /// away and another directory put in its place, the reader goes on reading the root it checked
 /// (never the new one, which no discovery vouched for). A new discovery — the next run, or the
 /// MCP server's reload after the watcher saw the change — builds a reader over the new root.
-///
 ///
 /// Cheap to clone: clones share the root handles and the index of the skills (which is built
 /// once per discovery and kept with it). [`SkillReader::only`] makes a narrower reader (for
@@ -89,9 +101,9 @@ pub struct SkillReader {
     filter: Filter,
     /// The folder relative paths resolve against, found the first time a relative path comes.
     base: Arc<OnceLock<Option<BaseKind>>>,
-    max_file_bytes: Option<u64>,
-    look_ahead_bytes: u64,
-    addressing: Addressing,
+    /// The boundary paths are read through, for a reader over explicit roots.
+    bounded: Option<Arc<Bounded>>,
+    options: ReadOptions,
 }
 
 impl fmt::Debug for SkillReader {
@@ -100,6 +112,8 @@ impl fmt::Debug for SkillReader {
             .debug_struct("SkillReader")
             .field("roots", &self.roots.len())
             .field("skills", &self.names().count())
+            .field("bounded", &self.bounded)
+            .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }
@@ -108,25 +122,6 @@ impl fmt::Debug for SkillReader {
 struct ReaderRoot {
     record: RootRecord,
     handle: OnceLock<Dir>,
-}
-
-/// How a reader's results, its `<skill_instructions>` markers and its errors name a skill's
-/// files; the catalog of a runtime scope follows the same choice
-/// ([`runtime::Scope::addressing`](crate::runtime::Scope)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Addressing {
-    /// A skill found on disk is named by the absolute path of its files, and a read may name
-    /// a file by path (absolute, or relative to the only skill's folder) as well as by
-    /// `skill://` URI. Skills held in memory are `skill://` URIs. For a host that runs on the
-    /// user's own machine.
-    #[default]
-    Paths,
-    /// Every file is named by its `skill://<name>/<path>` URI, and a read must name one that
-    /// way ([`BoundaryError::UriRequired`] otherwise): results, markers and error messages never
-    /// show a path of the host's disk. For a host that serves others (tenants, a network
-    /// server).
-    SkillUris,
 }
 
 /// Which skills a reader exposes: a name and whether it is model-visible in, a yes or no out.
@@ -151,9 +146,51 @@ impl SkillReader {
             memory: Arc::default(),
             filter: None,
             base: Arc::default(),
-            max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
-            look_ahead_bytes: DEFAULT_LOOK_AHEAD_BYTES,
-            addressing: Addressing::Paths,
+            bounded: None,
+            options: ReadOptions::default(),
+        }
+    }
+
+    /// A reader over a [`ReadBoundary`]: the workspace reads of SPEC §5.1, as `skillbook read`
+    /// makes them without `--restricted`. A path (absolute, or relative to
+    /// [`ReadBoundary::base`]) reads any regular file of the boundary's roots, following the
+    /// boundary's rules; the SKILL.md of each of `skills` gets the compaction marker. A skill
+    /// name that is not a [`SkillName`] is shown with its control characters and `/` replaced
+    /// by U+FFFD.
+    ///
+    /// Such a reader names no skills of its own: [`SkillReader::names`],
+    /// [`SkillReader::open_in`] and the other lookups by name see only the skills added with
+    /// [`SkillReader::with_provided`], and [`SkillReader::only`] narrows those, not the
+    /// boundary. Its schema is the workspace tool's. Under [`Addressing::SkillUris`] it reads
+    /// `skill://` URIs only, so nothing of the boundary.
+    ///
+    /// ```no_run
+    /// use skillbook::{KnownSkill, ReadBoundary, SkillReader};
+    ///
+    /// let boundary = ReadBoundary::new("/work/project", ["/home/me/.agents/skills"])?;
+    /// let pdf = KnownSkill::new(
+    ///     "pdf",
+    ///     "/home/me/.agents/skills/pdf/SKILL.md",
+    ///     "/home/me/.agents/skills/pdf",
+    /// );
+    /// let reader = SkillReader::over_boundary(boundary, [pdf]);
+    /// let notes = reader.call(&serde_json::json!({"path": "notes.md"}))?; // the workspace
+    /// assert_eq!(notes.skill, None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn over_boundary(
+        boundary: ReadBoundary,
+        skills: impl IntoIterator<Item = KnownSkill>,
+    ) -> Self {
+        SkillReader {
+            roots: Arc::default(),
+            disk: Arc::default(),
+            memory: Arc::default(),
+            filter: None,
+            base: Arc::default(),
+            bounded: Some(Arc::new(Bounded::new(boundary, skills))),
+            options: ReadOptions::default(),
         }
     }
 
@@ -198,68 +235,18 @@ impl SkillReader {
         }
     }
 
-    /// Sets the read tool's size limit in bytes; `None` disables it (default
-    /// [`DEFAULT_MAX_FILE_BYTES`]).
+    /// Sets this reader's settings: the tool's name, size limit, look-ahead and addressing
+    /// (default [`ReadOptions::default`]).
     #[must_use]
-    pub fn max_file_bytes(mut self, limit: Option<u64>) -> Self {
-        self.max_file_bytes = limit;
+    pub fn with_options(mut self, options: ReadOptions) -> Self {
+        self.options = options;
         self
     }
 
-    /// Sets how many bytes past a segment the read tool scans to learn `totalLines` (default
-    /// [`DEFAULT_LOOK_AHEAD_BYTES`]).
+    /// This reader's settings.
     #[must_use]
-    pub fn look_ahead_bytes(mut self, bytes: u64) -> Self {
-        self.look_ahead_bytes = bytes;
-        self
-    }
-
-    /// Sets how results, markers and errors name the skills' files (default
-    /// [`Addressing::Paths`]).
-    #[must_use]
-    pub fn addressing(mut self, addressing: Addressing) -> Self {
-        self.addressing = addressing;
-        self
-    }
-
-    /// How this reader names the skills' files.
-    #[must_use]
-    pub fn addressing_mode(&self) -> Addressing {
-        self.addressing
-    }
-
-    /// The folder of `entry` as markers name it: its path, or `skill://<name>`.
-    fn directory_label(&self, entry: &Entry) -> String {
-        match self.addressing {
-            Addressing::Paths => entry.directory_label(),
-            Addressing::SkillUris => uri::directory(&entry.name),
-        }
-    }
-
-    /// `error`, about a file of `entry`, naming that file as this reader names files: under
-    /// [`Addressing::SkillUris`] a path in the skill's folder becomes its `skill://` URI and
-    /// any other path the skill's URI (what lies outside is never named).
-    fn addressed(&self, entry: &Entry, error: BoundaryError) -> BoundaryError {
-        let (Addressing::SkillUris, Body::Disk { directory, .. }) = (self.addressing, &entry.body)
-        else {
-            return error;
-        };
-        error.map_path(|path| {
-            if path
-                .to_str()
-                .is_some_and(|text| text.starts_with(uri::SCHEME))
-            {
-                return path;
-            }
-            let relative = path
-                .strip_prefix(directory)
-                .map(|rest| {
-                    let parts: Vec<_> = rest.iter().map(|part| part.to_string_lossy()).collect();
-                    parts.join("/")
-                })
-                .unwrap_or_default();
-            PathBuf::from(uri::resource(&entry.name, &relative))
-        })
+    pub fn options(&self) -> &ReadOptions {
+        &self.options
     }
 
     fn exposes(&self, entry: &Entry) -> bool {
@@ -361,16 +348,25 @@ impl SkillReader {
     }
 
     /// Opens a file of an exposed skill for reading: an absolute path, a path relative to the
-    /// only skill's folder, or a `skill://<name>/<file>` URI.
+    /// only skill's folder, or a `skill://<name>/<file>` URI. A reader over a boundary
+    /// ([`SkillReader::over_boundary`]) opens a path through the boundary instead: absolute, or
+    /// relative to [`ReadBoundary::base`].
     ///
     /// # Errors
     ///
     /// [`BoundaryError::NulByte`], [`BoundaryError::RelativePath`] (several skills),
+    /// [`BoundaryError::UriRequired`] (a path under [`Addressing::SkillUris`]),
     /// [`BoundaryError::OutsideBoundary`] (in no exposed skill, a link that leaves its skill, a
-    /// `.git` or `node_modules` folder), [`BoundaryError::SkillChanged`],
+    /// `.git` or `node_modules` folder; outside the boundary), [`BoundaryError::SkillChanged`],
     /// [`BoundaryError::NotFound`], [`BoundaryError::IsDirectory`],
     /// [`BoundaryError::NotRegularFile`] and [`BoundaryError::Io`].
     pub fn open(&self, path: &Path) -> Result<SkillFileReader, BoundaryError> {
+        if let Some(bounded) = &self.bounded
+            && self.options.addressing() == Addressing::Paths
+            && !names_skill_uri(path)
+        {
+            return bounded.open(path);
+        }
         let located = self.locate(path)?;
         self.open_located(&located, None)
     }
@@ -453,17 +449,27 @@ impl SkillReader {
         Ok((String::from_utf8_lossy(&bytes).into_owned(), cut))
     }
 
-    /// The read tool's definition under `name` (see [`crate::skill_file_schema`]).
+    /// The read tool's definition in the OpenAI function-tool shape, offered under
+    /// [`ReadOptions::tool_name`]: `{"type": "function", "function": {"name", "description",
+    /// "parameters"}}`. A reader built from discovery promises the skills' own files and
+    /// nothing of the workspace; a reader over a boundary offers the workspace as well.
     #[must_use]
-    pub fn schema(&self, name: &str) -> Value {
-        read::skill_file_schema(name)
+    pub fn schema(&self) -> Value {
+        let name = self.options.tool_name();
+        match self.bounded {
+            Some(_) => read::read_file_schema(name),
+            None => read::skill_file_schema(name),
+        }
     }
 
     /// Runs one `read_file` call with the model's arguments.
     ///
     /// # Errors
     ///
-    /// As [`crate::ReadFile::call`]: one [`ReadError`] per failure, each with its own code.
+    /// One [`ReadError`] per failure, each with its own [`ReadError::code`]: a missing `path`,
+    /// an invalid argument (including a `startLine` past the end of the file), a path outside
+    /// the reader's reach, a `skill://` URI required, a changed skill folder, not found, a
+    /// directory, not a regular file, not text, too large, or I/O.
     pub fn call(&self, arguments: &Value) -> Result<ReadResult, ReadError> {
         self.read(&read::arguments::parse(arguments)?)
     }
@@ -486,7 +492,8 @@ impl SkillReader {
     pub fn read(&self, request: &ReadRequest) -> Result<ReadResult, ReadError> {
         request.validate()?;
         let opened = self.open(&request.path)?;
-        if let Some(limit) = self.max_file_bytes
+        let max_file_bytes = self.options.max_file_bytes();
+        if let Some(limit) = max_file_bytes
             && opened.size > limit
         {
             return Err(ReadError::TooLarge {
@@ -498,12 +505,12 @@ impl SkillReader {
         let path = opened.path.clone();
         let marker = opened.marker.clone();
         // A file that grows while it is read is read only up to the limit.
-        let reader = opened.take(self.max_file_bytes.unwrap_or(u64::MAX));
+        let reader = opened.take(max_file_bytes.unwrap_or(u64::MAX));
         read::segment(
             reader,
             &path,
             request,
-            self.look_ahead_bytes,
+            self.options.look_ahead_bytes(),
             marker
                 .as_ref()
                 .map(|(name, directory)| (name.as_str(), directory.as_str())),
@@ -520,9 +527,7 @@ impl SkillReader {
             return Err(BoundaryError::OutsideBoundary);
         }
         if let Some(text) = path.to_str()
-            && text
-                .get(..uri::SCHEME.len())
-                .is_some_and(|scheme| scheme.eq_ignore_ascii_case(uri::SCHEME))
+            && names_skill_uri(path)
         {
             let parsed = SkillUri::parse(text).map_err(|_| BoundaryError::OutsideBoundary)?;
             let entry = self
@@ -530,7 +535,7 @@ impl SkillReader {
                 .ok_or_else(|| not_found(text.to_owned()))?;
             return Located::by_uri(entry, &parsed.relative);
         }
-        if self.addressing == Addressing::SkillUris {
+        if self.options.addressing() == Addressing::SkillUris {
             return Err(BoundaryError::UriRequired);
         }
         let absolute = match (path.is_absolute(), self.base()) {
@@ -564,271 +569,6 @@ impl SkillReader {
             relative,
         })
     }
-
-    fn open_located(
-        &self,
-        located: &Located<'_>,
-        folder: Option<&Dir>,
-    ) -> Result<SkillFileReader, BoundaryError> {
-        self.open_entry(located, folder)
-            .map_err(|error| self.addressed(located.entry, error))
-    }
-
-    fn open_entry(
-        &self,
-        located: &Located<'_>,
-        folder: Option<&Dir>,
-    ) -> Result<SkillFileReader, BoundaryError> {
-        let entry = located.entry;
-        match &entry.body {
-            Body::Memory(skill) => {
-                let relative = located.relative.to_string_lossy();
-                let content = if relative == SKILL_FILE {
-                    MemoryBytes::Text(skill.skill_md_shared())
-                } else {
-                    match skill.file_shared(&relative) {
-                        Some(bytes) => MemoryBytes::Bytes(bytes),
-                        None if memory_listing(skill, &located.relative).is_some() => {
-                            return Err(BoundaryError::IsDirectory {
-                                path: PathBuf::from(&located.display),
-                            });
-                        }
-                        None => return Err(not_found(located.display.clone())),
-                    }
-                };
-                Ok(SkillFileReader {
-                    path: located.display.clone(),
-                    size: content.as_ref().len() as u64,
-                    marker: (relative == SKILL_FILE)
-                        .then(|| (entry.name.clone(), self.directory_label(entry))),
-                    version: None,
-                    content: Content::Memory(io::Cursor::new(content)),
-                })
-            }
-            Body::Disk {
-                directory,
-                file_name,
-                place,
-            } => {
-                let is_skill_file = located.relative.as_os_str() == file_name.as_os_str();
-                let opened = match folder {
-                    Some(folder) => {
-                        open_disk(folder, place, directory, &located.relative, is_skill_file)?
-                    }
-                    None => {
-                        let folder = self.verified_folder(place, directory)?;
-                        open_disk(&folder, place, directory, &located.relative, is_skill_file)?
-                    }
-                };
-                let display = PathBuf::from(&located.display);
-                check_regular(opened.metadata.file_type(), display)?;
-                Ok(SkillFileReader {
-                    path: located.display.clone(),
-                    size: opened.metadata.len(),
-                    marker: is_skill_file
-                        .then(|| (entry.name.clone(), self.directory_label(entry))),
-                    version: Some(FileVersion(FileState::of_cap(&opened.metadata))),
-                    content: Content::Disk(opened.file),
-                })
-            }
-        }
-    }
-
-    /// The verified handle of a skill folder.
-    fn verified_folder(&self, place: &Place, directory: &Path) -> Result<Dir, BoundaryError> {
-        let changed = || BoundaryError::SkillChanged {
-            path: directory.to_path_buf(),
-        };
-        let root = self.roots.get(place.root).ok_or_else(changed)?;
-        let verified = |failure: VerifyFailure| match failure {
-            VerifyFailure::Changed => changed(),
-            VerifyFailure::Io(source) => BoundaryError::Io {
-                path: root.record.path.clone(),
-                source,
-            },
-        };
-        let opened = if root.record.followed {
-            let handle =
-                open::open_verified(&root.record.anchor, root.record.id).map_err(verified)?;
-            open::open_dir_path(&handle, place.relative(directory))
-        } else {
-            let handle = match root.handle.get() {
-                Some(handle) => handle,
-                None => {
-                    let handle = open::open_verified(&root.record.anchor, root.record.id)
-                        .map_err(verified)?;
-                    // Two reads racing here both open it; one handle is kept.
-                    let _ = root.handle.set(handle);
-                    root.handle.get().ok_or_else(changed)?
-                }
-            };
-            open::open_dir_path(handle, place.relative(directory))
-        };
-        let folder = opened.map_err(|error| match error.kind() {
-            io::ErrorKind::PermissionDenied if error.raw_os_error().is_some() => {
-                BoundaryError::Io {
-                    path: directory.to_path_buf(),
-                    source: error,
-                }
-            }
-            _ if is_out_of_resources(&error) => BoundaryError::Io {
-                path: directory.to_path_buf(),
-                source: error,
-            },
-            _ => changed(),
-        })?;
-        open::verify(folder, place.id).map_err(|failure| match failure {
-            VerifyFailure::Changed => changed(),
-            VerifyFailure::Io(source) => BoundaryError::Io {
-                path: directory.to_path_buf(),
-                source,
-            },
-        })
-    }
-}
-
-/// Opens `relative` in a skill's verified `folder`: directly when no link lies on the way (no
-/// link is followed then), else after resolving the links inside the folder; a followed
-/// skill-file link opens its recorded target, checked by identity.
-fn open_disk(
-    folder: &Dir,
-    place: &Place,
-    directory: &Path,
-    relative: &Path,
-    is_skill_file: bool,
-) -> Result<Opened, BoundaryError> {
-    let path = directory.join(relative);
-    if relative.as_os_str().is_empty() {
-        return Err(BoundaryError::IsDirectory { path });
-    }
-    if let (true, SkillFile::Linked(link)) = (is_skill_file, &place.file) {
-        let opened =
-            open::open_followed_file(&link.target).map_err(|source| disk_failure(&path, source))?;
-        if FileId::of(&opened.metadata) != link.id {
-            return Err(BoundaryError::SkillChanged {
-                path: directory.to_path_buf(),
-            });
-        }
-        return Ok(opened);
-    }
-    if relative
-        .components()
-        .any(|component| open::is_never_served(component.as_os_str()))
-    {
-        return Err(BoundaryError::OutsideBoundary);
-    }
-    // Most paths hold no link: open them as they are, following none.
-    match open::open_resolved(folder, relative) {
-        Ok(opened) => return Ok(opened),
-        // No link on the way can answer "not found" to an open that follows none.
-        Err(error) if error.kind() == io::ErrorKind::NotFound => {
-            return Err(disk_failure(&path, error));
-        }
-        Err(_) => {}
-    }
-    let resolved = match open::resolve_beneath(folder, relative) {
-        Ok(resolved) => resolved,
-        Err(Resolve::Escape) => return Err(BoundaryError::OutsideBoundary),
-        Err(Resolve::TooManyLinks) => {
-            return Err(BoundaryError::Io {
-                path,
-                source: io::Error::other("too many levels of symbolic links"),
-            });
-        }
-    };
-    match open::open_resolved(folder, &resolved) {
-        Ok(opened) => Ok(opened),
-        Err(error) => Err(open_failure(folder, &resolved, path, error)),
-    }
-}
-
-/// Words a failed open: a link appearing where resolution saw none is a refusal; a socket is
-/// named as such.
-fn open_failure(folder: &Dir, resolved: &Path, path: PathBuf, error: io::Error) -> BoundaryError {
-    match folder.symlink_metadata(resolved) {
-        // Swapped in after the path was resolved: never followed.
-        Ok(metadata) if metadata.is_symlink() => BoundaryError::OutsideBoundary,
-        Ok(metadata) if !metadata.is_file() => match check_regular(metadata.file_type(), path) {
-            Err(refusal) => refusal,
-            Ok(()) => BoundaryError::OutsideBoundary,
-        },
-        _ => disk_failure(&path, error),
-    }
-}
-
-/// A skill's folder, opened and checked once, for reading many of its files.
-pub struct SkillFolder<'r> {
-    reader: &'r SkillReader,
-    entry: &'r Entry,
-    /// The verified folder handle (none for a skill in memory).
-    handle: Option<Dir>,
-}
-
-impl fmt::Debug for SkillFolder<'_> {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter
-            .debug_struct("SkillFolder")
-            .field("skill", &self.entry.name)
-            .finish_non_exhaustive()
-    }
-}
-
-impl SkillFolder<'_> {
-    /// Opens the file at `relative` (`/`-separated); `SKILL.md` is the skill file whatever it
-    /// is called on disk.
-    ///
-    /// # Errors
-    ///
-    /// As [`SkillReader::open`].
-    pub fn open(&self, relative: &str) -> Result<SkillFileReader, BoundaryError> {
-        let located = Located::by_uri(self.entry, relative)?;
-        self.reader.open_located(&located, self.handle.as_ref())
-    }
-
-    /// The entries of the directory `relative` (empty for the folder itself), as
-    /// [`SkillReader::list_directory`] gives them.
-    ///
-    /// # Errors
-    ///
-    /// As [`SkillReader::list_directory`].
-    pub fn list(&self, relative: &str) -> Result<Vec<DirectoryEntry>, BoundaryError> {
-        self.list_entries(relative)
-            .map_err(|error| self.reader.addressed(self.entry, error))
-    }
-
-    fn list_entries(&self, relative: &str) -> Result<Vec<DirectoryEntry>, BoundaryError> {
-        let label = || uri::resource(&self.entry.name, relative);
-        let relative = relative_path(relative).ok_or(BoundaryError::OutsideBoundary)?;
-        let (Body::Disk { directory, .. }, Some(folder)) = (&self.entry.body, &self.handle) else {
-            return match &self.entry.body {
-                Body::Memory(skill) => {
-                    memory_listing(skill, &relative).ok_or_else(|| not_found(label()))
-                }
-                Body::Disk { .. } => Err(not_found(label())),
-            };
-        };
-        if relative
-            .components()
-            .any(|component| open::is_never_served(component.as_os_str()))
-        {
-            return Err(BoundaryError::OutsideBoundary);
-        }
-        let path = directory.join(&relative);
-        let failure = |source: io::Error| disk_failure(&path, source);
-        let listed = open::open_dir_path(folder, &relative).map_err(failure)?;
-        let mut entries = Vec::new();
-        for item in listed.entries().map_err(failure)? {
-            let item = item.map_err(failure)?;
-            let name = item.file_name();
-            if open::is_never_served(&name) {
-                continue;
-            }
-            let kind = EntryKind::of(item.file_type().map_err(failure)?);
-            entries.push(DirectoryEntry { name, kind });
-        }
-        entries.sort_by(|left, right| left.name.cmp(&right.name));
-        Ok(entries)
-    }
 }
 
 /// The outcome of looking for the only exposed skill, kept per reader.
@@ -840,130 +580,26 @@ enum BaseKind {
     Several,
 }
 
-/// Where a requested file lies: its skill, the path inside it, and how results name it.
-struct Located<'a> {
-    entry: &'a Entry,
-    /// The path below the skill folder (for memory skills, `/`-separated).
-    relative: PathBuf,
-    /// The absolute path, or the `skill://` URI, as results show it.
-    display: String,
+/// Whether `path` is written as a `skill://` URI (the scheme in any case).
+fn names_skill_uri(path: &Path) -> bool {
+    path.to_str().is_some_and(|text| {
+        text.get(..uri::SCHEME.len())
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case(uri::SCHEME))
+    })
 }
 
-impl<'a> Located<'a> {
-    /// A file named by a `skill://` URI's path inside its skill.
-    fn by_uri(entry: &'a Entry, relative: &str) -> Result<Self, BoundaryError> {
-        let path = relative_path(relative).ok_or(BoundaryError::OutsideBoundary)?;
-        let (relative, display) = match &entry.body {
-            Body::Disk { file_name, .. } if relative == SKILL_FILE => {
-                (PathBuf::from(file_name), uri::skill_file(&entry.name))
-            }
-            _ => (path, uri::resource(&entry.name, relative)),
-        };
-        Ok(Located {
-            entry,
-            relative,
-            display,
-        })
-    }
-}
-
-/// A `/`-separated relative path as a path of normal components; `None` when it holds
-/// anything else (`..`, an absolute start, an empty segment inside).
-fn relative_path(relative: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(relative.trim_end_matches('/'));
-    path.components()
-        .all(|component| matches!(component, Component::Normal(_)))
-        .then_some(path)
-}
-
-/// The children of the virtual directory `relative` of a skill in memory, or `None` when no
-/// file lies below it.
-fn memory_listing(skill: &ProvidedSkill, relative: &Path) -> Option<Vec<DirectoryEntry>> {
-    let prefix = relative.to_string_lossy();
-    let prefix = if prefix.is_empty() {
-        String::new()
-    } else {
-        format!("{prefix}/")
-    };
-    let mut children: Vec<DirectoryEntry> = Vec::new();
-    let mut any = prefix.is_empty();
-    let files = std::iter::once(SKILL_FILE).chain(skill.files().map(|(path, _)| path));
-    for path in files {
-        let Some(rest) = path.strip_prefix(&prefix) else {
-            continue;
-        };
-        any = true;
-        let (name, kind) = match rest.split_once('/') {
-            Some((folder, _)) => (folder, EntryKind::Directory),
-            None => (rest, EntryKind::File),
-        };
-        if !children.iter().any(|child| child.name == name) {
-            children.push(DirectoryEntry {
-                name: name.into(),
-                kind,
-            });
-        }
-    }
-    children.sort_by(|left, right| left.name.cmp(&right.name));
-    any.then_some(children)
-}
-
-fn not_found(path: String) -> BoundaryError {
-    BoundaryError::NotFound {
-        path: PathBuf::from(path),
-    }
-}
-
-/// Turns a failed open inside a skill folder into the error a reader can act on.
-fn disk_failure(path: &Path, error: io::Error) -> BoundaryError {
-    if open::is_escape(&error) {
-        return BoundaryError::OutsideBoundary;
-    }
-    match error.kind() {
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => BoundaryError::NotFound {
-            path: path.to_path_buf(),
-        },
-        io::ErrorKind::IsADirectory => BoundaryError::IsDirectory {
-            path: path.to_path_buf(),
-        },
-        _ if error.raw_os_error() == Some(ELOOP) => BoundaryError::OutsideBoundary,
-        _ => BoundaryError::Io {
-            path: path.to_path_buf(),
-            source: error,
-        },
-    }
-}
-
-/// `ELOOP`: a link met where none may be followed.
-#[cfg(unix)]
-const ELOOP: i32 = rustix::io::Errno::LOOP.raw_os_error();
-#[cfg(not(unix))]
-const ELOOP: i32 = -1;
-
-/// Out of descriptors or memory: an I/O failure, never a changed folder.
-fn is_out_of_resources(error: &io::Error) -> bool {
-    #[cfg(unix)]
-    {
-        use rustix::io::Errno;
-        let exhausted = [Errno::MFILE, Errno::NFILE, Errno::NOMEM];
-        exhausted
-            .iter()
-            .any(|errno| error.raw_os_error() == Some(errno.raw_os_error()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = error;
-        false
-    }
-}
-
+mod bounded;
 mod file;
+mod folder;
+mod open_file;
 #[cfg(test)]
 mod tests;
 
 use crate::discovery::index::{Body, Entry, Index};
-use file::{Content, MemoryBytes};
+use bounded::Bounded;
 pub use file::{FileVersion, SkillFileReader};
+pub use folder::SkillFolder;
+use open_file::{Located, not_found};
 
 /// The folder a relative path resolves against.
 enum Base<'a> {

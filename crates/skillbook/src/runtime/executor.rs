@@ -97,9 +97,11 @@ impl Executor {
         search: Option<(String, Arc<SearchIndex>)>,
         policy: Option<Arc<dyn ReadPolicy>>,
     ) -> Self {
+        // The reader's schema offers it under the name this run gives it.
+        let options = reader.options().clone().with_tool_name(name.as_str());
         Executor {
             name,
-            reader,
+            reader: reader.with_options(options),
             activate,
             search,
             policy,
@@ -123,7 +125,7 @@ impl Executor {
 
     /// The reader's schema, and the fallback tool's when it is on.
     pub(crate) fn schemas(&self) -> Vec<Value> {
-        let mut schemas = vec![self.reader.schema(&self.name)];
+        let mut schemas = vec![self.reader.schema()];
         if let Some((name, _)) = &self.search {
             schemas.push(search_schema(name));
         }

@@ -13,7 +13,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discovery::{Discovered, DiscoveryCache, Limits};
 use crate::format::{SkillName, name_key};
 use crate::paths;
-use crate::read::{Addressing, SkillReader};
+use crate::read::{Addressing, ReadOptions, SkillReader};
 use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
 use crate::uri;
@@ -236,7 +236,8 @@ impl Scope {
                 })
             })
             .collect();
-        let mut disk_reader = SkillReader::new(&found).addressing(self.addressing);
+        let mut disk_reader = SkillReader::new(&found)
+            .with_options(ReadOptions::default().with_addressing(self.addressing));
         if let Some(keys) = &enabled {
             let keys: HashSet<String> = keys.iter().cloned().collect();
             disk_reader = disk_reader.only(move |name, _| keys.contains(&name.key()));

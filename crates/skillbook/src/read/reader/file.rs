@@ -62,7 +62,8 @@ impl SkillFileReader {
         self.marker.as_ref().map(|(name, _)| name)
     }
 
-    /// The version of a file on disk; `None` for a file held in memory.
+    /// The version of a file on disk; `None` for a file held in memory, and for one a reader
+    /// over a boundary opened ([`SkillReader::over_boundary`](super::SkillReader::over_boundary)).
     #[must_use]
     pub fn version(&self) -> Option<FileVersion> {
         self.version

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
 
 use super::*;
+use crate::boundary::EntryKind;
 use std::fs;
 
 use serde_json::json;
@@ -476,7 +477,7 @@ fn followed_links_are_opened_on_demand_never_held() {
 #[test]
 fn the_skill_readers_tool_promises_only_the_skills_files() {
     let found = Discovered::default();
-    let skill_tool = SkillReader::new(&found).schema("read_file");
+    let skill_tool = SkillReader::new(&found).schema();
     let text = |schema: &Value| {
         format!(
             "{} {}",
@@ -496,7 +497,69 @@ fn the_skill_readers_tool_promises_only_the_skills_files() {
         "{skill_text}"
     );
     // The workspace boundary's tool does read the workspace, and says so.
-    assert!(text(&crate::read::read_file_schema("read_file")).contains("from the workspace"));
+    let workspace = tempfile::tempdir().unwrap();
+    let boundary = ReadBoundary::new(workspace.path(), Vec::<PathBuf>::new()).unwrap();
+    let workspace_tool = SkillReader::over_boundary(boundary, []).schema();
+    assert!(text(&workspace_tool).contains("from the workspace"));
+    assert_eq!(workspace_tool["function"]["name"], "read_file");
+}
+
+#[test]
+fn both_kinds_of_reader_offer_the_tool_under_the_name_their_options_give() {
+    let renamed = ReadOptions::default().with_tool_name("read_skill_file");
+    let found = Discovered::default();
+    let skills = SkillReader::new(&found).with_options(renamed.clone());
+    let workspace = tempfile::tempdir().unwrap();
+    let boundary = ReadBoundary::new(workspace.path(), Vec::<PathBuf>::new()).unwrap();
+    let bounded = SkillReader::over_boundary(boundary, []).with_options(renamed.clone());
+    for reader in [&skills, &bounded] {
+        assert_eq!(reader.options(), &renamed);
+        assert_eq!(reader.schema()["function"]["name"], "read_skill_file");
+    }
+    assert_eq!(
+        ReadOptions::default(),
+        ReadOptions::default()
+            .with_tool_name(crate::READ_FILE)
+            .with_max_file_bytes(Some(crate::DEFAULT_MAX_FILE_BYTES))
+            .with_look_ahead_bytes(crate::DEFAULT_LOOK_AHEAD_BYTES)
+            .with_addressing(Addressing::Paths)
+    );
+}
+
+#[test]
+fn a_reader_over_a_boundary_reads_the_workspace_and_marks_known_skills() {
+    let temporary = tree();
+    let top = temporary.path();
+    fs::write(top.join("ws/notes.md"), "workspace notes\n").unwrap();
+    let root = skills_root(top);
+    let boundary = ReadBoundary::new(top.join("ws"), [&root]).unwrap();
+    let pdf = KnownSkill::new("pdf", root.join("pdf/SKILL.md"), root.join("pdf"));
+    let reader = SkillReader::over_boundary(boundary, [pdf]);
+    assert_eq!(
+        reader.call_json(&json!({"path": "notes.md"}))["content"],
+        "workspace notes"
+    );
+    let skill = reader
+        .call(&json!({"path": root.join("pdf/SKILL.md")}))
+        .unwrap();
+    assert_eq!(skill.skill.as_deref(), Some("pdf"));
+    assert_eq!(outcome(&reader, "../secret.md"), "outside_boundary");
+    // It names no skills of its own: a `skill://` URI finds nothing, and a lookup by name
+    // neither.
+    assert_eq!(outcome(&reader, "skill://pdf/SKILL.md"), "not_found");
+    assert!(reader.is_empty() && !reader.contains("pdf"));
+    // Skills held in memory are read by URI beside the boundary.
+    let memo = ProvidedSkill::parse("---\nname: memo\ndescription: m.\n---\nMemo.\n").unwrap();
+    let wider = reader.with_provided([memo]);
+    assert_eq!(outcome(&wider, "skill://memo/SKILL.md"), "ok");
+    assert_eq!(outcome(&wider, "notes.md"), "ok");
+    // Under `SkillUris` nothing of the boundary is readable: a path is refused as such.
+    let uris = reader.with_options(ReadOptions::default().with_addressing(Addressing::SkillUris));
+    assert_eq!(outcome(&uris, "notes.md"), "outside_boundary");
+    assert!(matches!(
+        uris.open(Path::new("notes.md")),
+        Err(BoundaryError::UriRequired)
+    ));
 }
 
 #[test]
@@ -504,7 +567,8 @@ fn a_reader_naming_files_by_uri_never_shows_a_path_even_in_its_errors() {
     let temporary = tree();
     let top = temporary.path();
     let found = discover(top, SymlinkPolicy::Skip);
-    let reader = SkillReader::new(&found).addressing(Addressing::SkillUris);
+    let reader = SkillReader::new(&found)
+        .with_options(ReadOptions::default().with_addressing(Addressing::SkillUris));
     let host = top.display().to_string();
     let answer = |path: &str| {
         let reply = reader.call_json(&json!({ "path": path }));
