@@ -13,8 +13,7 @@ pub(crate) fn discovery(common: &CommonArgs) -> Discovery {
 /// The scope the common options describe: the workspace's namespace roots, home (unless
 /// `--no-home`), the `--extra` directories, and the symlink policy.
 pub(crate) fn scope(common: &CommonArgs) -> Scope {
-    let mut scope = Scope::workspace(&common.workspace);
-    scope.home = match (&common.home, common.no_home) {
+    let home = match (&common.home, common.no_home) {
         (_, true) => Home::Off,
         // A path typed on the command line means the current directory's, like `--workspace`.
         (Some(home), false) => {
@@ -22,9 +21,11 @@ pub(crate) fn scope(common: &CommonArgs) -> Scope {
         }
         (None, false) => Home::FromEnv,
     };
-    scope.symlinks = symlink_policy(common.symlinks);
+    let mut scope = Scope::workspace(&common.workspace)
+        .with_home(home)
+        .with_symlinks(symlink_policy(common.symlinks));
     if !common.namespaces.is_empty() {
-        scope.namespaces = common.namespaces.clone();
+        scope = scope.with_namespaces(common.namespaces.iter().cloned());
     }
     scope.with_directories(&common.extra)
 }

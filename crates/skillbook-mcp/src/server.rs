@@ -98,7 +98,7 @@ impl ServerBuilder {
     /// workspace scope, URIs for a tenant's). A server that others reach over the network uses
     /// [`Addressing::SkillUris`] so that nothing it answers reveals how its disk is laid out.
     pub fn addressing(&mut self, addressing: Addressing) -> &mut Self {
-        self.scope.addressing = addressing;
+        self.scope = self.scope.clone().with_addressing(addressing);
         self
     }
 
@@ -272,7 +272,7 @@ impl SkillServer {
     /// How skill files are named to clients ([`ServerBuilder::addressing`]).
     #[must_use]
     pub fn addressing(&self) -> Addressing {
-        self.shared.builder.scope.addressing
+        self.shared.builder.scope.addressing()
     }
 
     /// Serves the skills of a new discovery of the scope from now on. Requests already running

@@ -15,6 +15,7 @@ use crate::search::SearchIndex;
 
 use super::messages::{ToolCall, ToolResult};
 use super::provider::ToolDefinition;
+use super::scope::whole_skill_text;
 use super::search_tool::{search_call, search_schema};
 use crate::catalog::{READ_FILE, SEARCH_SKILLS};
 
@@ -22,9 +23,6 @@ use crate::catalog::{READ_FILE, SEARCH_SKILLS};
 pub const READ_SKILL_FILE: &str = "read_skill_file";
 /// The optional fallback tool's name.
 pub const ACTIVATE_SKILL: &str = "activate_skill";
-
-/// The most of a SKILL.md that `activate_skill` returns.
-const ACTIVATE_MAX_BYTES: u64 = 1024 * 1024;
 
 /// A read the host's policy is asked about.
 #[derive(Debug, Clone, Copy)]
@@ -220,8 +218,9 @@ impl Executor {
             );
             return error_result(call, ErrorCode::NotFound, &message);
         };
-        match self.reader.skill_text(name, ACTIVATE_MAX_BYTES) {
-            Ok((text, _)) => ToolResult {
+        // The whole SKILL.md, within the scope's size limit, as a selected skill is.
+        match whole_skill_text(&self.reader, name) {
+            Ok(text) => ToolResult {
                 tool_call_id: call.id.clone(),
                 name: call.name.clone(),
                 content: skill_instructions(name, directory, text.trim_end()),

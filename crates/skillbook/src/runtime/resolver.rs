@@ -4,41 +4,50 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::discovery::{DEFAULT_NAMESPACES, Discovery, Home, SymlinkPolicy};
+use crate::discovery::{DEFAULT_NAMESPACES, Discovery, Home, Limits, SymlinkPolicy};
 use crate::read::Addressing;
 use crate::sources::ProvidedSkill;
 
 use super::RunRequest;
 
 /// What one run sees: the workspace, which roots are searched, which skill names are enabled,
-/// and skills handed in from memory.
+/// skills handed in from memory, and the bounds every read of them keeps to.
 ///
-/// Relative skill directories resolve against this scope's workspace.
+/// Start from [`Scope::workspace`], [`Scope::workspace_and_home`] or [`Scope::tenant`] and
+/// change what differs; each `with_*` method takes and returns the scope and documents its
+/// default. Relative skill directories resolve against this scope's workspace.
+///
+/// ```
+/// use skillbook::runtime::Scope;
+/// use skillbook::{Home, Limits, SymlinkPolicy};
+///
+/// let mut limits = Limits::default();
+/// limits.max_file_bytes = 256 * 1024;
+/// let scope = Scope::workspace("/srv/project")
+///     .with_home(Home::Off)
+///     .with_symlinks(SymlinkPolicy::Follow)
+///     .with_directories(["vendor/skills"])
+///     .with_limits(limits);
+/// assert_eq!(scope.skill_directories().len(), 1);
+/// assert_eq!(scope.limits().max_file_bytes, 256 * 1024);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Scope {
-    /// The workspace the run works in.
-    pub workspace: PathBuf,
-    /// Namespaces searched under the workspace (and home, when included). Empty for tenants.
-    pub namespaces: Vec<String>,
-    /// Whether `<home>/<ns>/skills` is searched.
-    pub home: Home,
-    /// Extra skill directories, in priority order after the namespace roots.
-    pub skill_directories: Vec<PathBuf>,
-    /// When set, only skills with these names (compared ignoring case) are visible.
-    pub enabled: Option<Vec<String>>,
-    /// Skills held in memory.
-    pub provided: Vec<ProvidedSkill>,
-    /// The symlink policy of discovery.
-    pub symlinks: SymlinkPolicy,
-    /// How the catalog, the reader, markers and errors name the skills' files: paths on this
-    /// machine, or `skill://` URIs only (the default for [`Scope::tenant`]).
-    pub addressing: Addressing,
+    workspace: PathBuf,
+    namespaces: Vec<String>,
+    home: Home,
+    skill_directories: Vec<PathBuf>,
+    enabled: Option<Vec<String>>,
+    provided: Vec<ProvidedSkill>,
+    symlinks: SymlinkPolicy,
+    addressing: Addressing,
+    limits: Limits,
 }
 
 impl Scope {
     /// The default scope: `<workspace>/.skillbook/skills` and `<workspace>/.agents/skills`, no
-    /// home skills.
+    /// home skills, links skipped, files named by path, [`Limits::default`].
     pub fn workspace(workspace: impl Into<PathBuf>) -> Self {
         Scope {
             workspace: workspace.into(),
@@ -49,15 +58,13 @@ impl Scope {
             provided: Vec::new(),
             symlinks: SymlinkPolicy::Skip,
             addressing: Addressing::Paths,
+            limits: Limits::default(),
         }
     }
 
     /// The workspace roots plus the user's home roots (`$HOME`).
     pub fn workspace_and_home(workspace: impl Into<PathBuf>) -> Self {
-        Scope {
-            home: Home::FromEnv,
-            ..Scope::workspace(workspace)
-        }
+        Scope::workspace(workspace).with_home(Home::FromEnv)
     }
 
     /// Only the given directories: no workspace namespace roots and no home roots, so a tenant
@@ -68,18 +75,34 @@ impl Scope {
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        Scope {
-            namespaces: Vec::new(),
-            addressing: Addressing::SkillUris,
-            skill_directories: directories
-                .into_iter()
-                .map(|directory| directory.as_ref().to_path_buf())
-                .collect(),
-            ..Scope::workspace(workspace)
-        }
+        Scope::workspace(workspace)
+            .with_namespaces(Vec::<String>::new())
+            .with_addressing(Addressing::SkillUris)
+            .with_directories(directories)
     }
 
-    /// Adds skill directories after the others.
+    /// Replaces the namespaces searched under the workspace (and home, when included).
+    /// Default: [`DEFAULT_NAMESPACES`]; none for [`Scope::tenant`].
+    #[must_use]
+    pub fn with_namespaces<I, S>(mut self, namespaces: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.namespaces = namespaces.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Which home directory's `<home>/<ns>/skills` is searched. Default: [`Home::Off`];
+    /// [`Home::FromEnv`] for [`Scope::workspace_and_home`].
+    #[must_use]
+    pub fn with_home(mut self, home: Home) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// Adds skill directories after the others, in priority order after the namespace roots.
+    /// Default: none.
     #[must_use]
     pub fn with_directories<I, P>(mut self, directories: I) -> Self
     where
@@ -94,7 +117,7 @@ impl Scope {
         self
     }
 
-    /// Restricts the run to these skill names.
+    /// Restricts the run to these skill names (compared ignoring case). Default: every skill.
     #[must_use]
     pub fn with_enabled<I, S>(mut self, names: I) -> Self
     where
@@ -105,23 +128,103 @@ impl Scope {
         self
     }
 
-    /// Adds skills held in memory.
+    /// Adds skills held in memory. Default: none.
     #[must_use]
     pub fn with_provided(mut self, skills: impl IntoIterator<Item = ProvidedSkill>) -> Self {
         self.provided.extend(skills);
         self
     }
 
-    /// The discovery this scope runs (its roots, namespaces, home and symlink policy).
+    /// What discovery does with symbolic links. Default: [`SymlinkPolicy::Skip`].
+    #[must_use]
+    pub fn with_symlinks(mut self, policy: SymlinkPolicy) -> Self {
+        self.symlinks = policy;
+        self
+    }
+
+    /// How the catalog, the reader, markers and errors name the skills' files. Default:
+    /// [`Addressing::Paths`]; [`Addressing::SkillUris`] for [`Scope::tenant`].
+    #[must_use]
+    pub fn with_addressing(mut self, addressing: Addressing) -> Self {
+        self.addressing = addressing;
+        self
+    }
+
+    /// The bounds of discovery, and the size limit of every skill file a run reads:
+    /// [`Limits::max_file_bytes`] is where discovery stops reading a skill file, the largest
+    /// file the run's read tool serves (a `SKILL.md` in its `<skill_instructions>` included),
+    /// the largest SKILL.md a host may select or `activate_skill` returns, and the largest
+    /// provided skill. Default: [`Limits::default`].
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The workspace the run works in ([`Scope::workspace`] builds a scope).
+    #[must_use]
+    pub fn workspace_path(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// The namespaces searched under the workspace (and home, when included).
+    #[must_use]
+    pub fn namespaces(&self) -> &[String] {
+        &self.namespaces
+    }
+
+    /// Which home directory is searched.
+    #[must_use]
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    /// The extra skill directories, in priority order.
+    #[must_use]
+    pub fn skill_directories(&self) -> &[PathBuf] {
+        &self.skill_directories
+    }
+
+    /// The enabled skill names, when the run is restricted to some.
+    #[must_use]
+    pub fn enabled(&self) -> Option<&[String]> {
+        self.enabled.as_deref()
+    }
+
+    /// The skills held in memory.
+    #[must_use]
+    pub fn provided(&self) -> &[ProvidedSkill] {
+        &self.provided
+    }
+
+    /// What discovery does with symbolic links.
+    #[must_use]
+    pub fn symlinks(&self) -> SymlinkPolicy {
+        self.symlinks
+    }
+
+    /// How the catalog, the reader, markers and errors name the skills' files.
+    #[must_use]
+    pub fn addressing(&self) -> Addressing {
+        self.addressing
+    }
+
+    /// The bounds of discovery and the size limit of every skill file read
+    /// ([`Scope::with_limits`]).
+    #[must_use]
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The discovery this scope runs (its roots, namespaces, home, symlink policy and limits).
     #[must_use]
     pub fn discovery(&self) -> Discovery {
-        let mut discovery = Discovery::new(&self.workspace);
-        discovery = discovery
+        Discovery::new(&self.workspace)
             .namespaces(self.namespaces.iter().cloned())
             .home(self.home.clone())
             .symlinks(self.symlinks)
-            .extra_roots(&self.skill_directories);
-        discovery
+            .limits(self.limits)
+            .extra_roots(&self.skill_directories)
     }
 }
 

@@ -3,17 +3,18 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::catalog::CatalogEntry;
 use crate::diagnostic::Diagnostic;
-use crate::discovery::{Discovered, DiscoveryCache, Limits};
+use crate::discovery::{Discovered, DiscoveryCache};
 use crate::format::{SkillName, name_key};
 use crate::paths;
-use crate::read::{Addressing, ReadOptions, SkillReader};
+use crate::read::{Addressing, ReadError, ReadOptions, SkillReader};
 use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
 use crate::uri;
@@ -218,8 +219,7 @@ impl Scope {
     /// As [`Scope::resolve`].
     pub fn resolve_found(&self, found: Arc<Discovered>) -> Result<ResolvedScope, RuntimeError> {
         let enabled = self
-            .enabled
-            .as_ref()
+            .enabled()
             .map(|names| names.iter().map(|name| name_key(name)).collect::<Vec<_>>());
         let is_enabled = |name: &str| {
             enabled
@@ -232,12 +232,15 @@ impl Scope {
                 ScopedSkill::Disk(DiskSkill {
                     found: Arc::clone(&found),
                     index,
-                    addressing: self.addressing,
+                    addressing: self.addressing(),
                 })
             })
             .collect();
-        let mut disk_reader = SkillReader::new(&found)
-            .with_options(ReadOptions::default().with_addressing(self.addressing));
+        // Every read of the scope's skills keeps to the one size limit discovery kept to.
+        let options = ReadOptions::default()
+            .with_addressing(self.addressing())
+            .with_max_file_bytes(Some(self.limits().max_file_bytes));
+        let mut disk_reader = SkillReader::new(&found).with_options(options);
         if let Some(keys) = &enabled {
             let keys: HashSet<String> = keys.iter().cloned().collect();
             disk_reader = disk_reader.only(move |name, _| keys.contains(&name.key()));
@@ -247,11 +250,11 @@ impl Scope {
             .enumerate()
             .map(|(position, skill)| (skill.key(), position))
             .collect();
-        for provided in &self.provided {
+        for provided in self.provided() {
             if !is_enabled(provided.name()) {
                 continue;
             }
-            check_provided(provided, &self.workspace, found.read_roots())?;
+            check_provided(provided, self, found.read_roots())?;
             let key = provided.name().key();
             if let Some(&position) = index.get(&key) {
                 if same_content(&skills[position], provided, &disk_reader)? {
@@ -281,13 +284,14 @@ impl Scope {
     }
 }
 
-/// A provided skill pointing at a file must lie under a declared root, and fit the size limit.
+/// A provided skill pointing at a file must lie under a declared root, and fit the scope's size
+/// limit.
 fn check_provided(
     provided: &ProvidedSkill,
-    workspace: &Path,
+    scope: &Scope,
     read_roots: &[PathBuf],
 ) -> Result<(), RuntimeError> {
-    let limit = Limits::default().max_file_bytes;
+    let limit = scope.limits().max_file_bytes;
     if provided.skill_md().len() as u64 > limit {
         return Err(RuntimeError::ProvidedTooLarge {
             name: provided.name().to_string(),
@@ -298,7 +302,7 @@ fn check_provided(
     let Some(file) = provided.source_file() else {
         return Ok(());
     };
-    let workspace = paths::absolute(workspace);
+    let workspace = paths::absolute(scope.workspace_path());
     let file = paths::absolute_against(&workspace, file);
     if read_roots.iter().any(|root| file.starts_with(root)) {
         Ok(())
@@ -322,14 +326,41 @@ fn same_content(
             if provided.files().next().is_some() {
                 return Ok(false);
             }
-            let (text, _) = disk
-                .skill_text(skill.skill().name(), Limits::default().max_file_bytes)
-                .map_err(|source| RuntimeError::SkillUnreadable {
-                    name: skill.skill().name().to_string(),
-                    path: skill.skill().location().to_path_buf(),
-                    source,
-                })?;
-            text == provided.skill_md()
+            // A provided skill fits the limit (checked before), so one over it differs.
+            match whole_skill_text(disk, skill.skill().name()) {
+                Ok(text) => text == provided.skill_md(),
+                Err(ReadError::TooLarge { .. }) => false,
+                Err(source) => {
+                    return Err(RuntimeError::SkillUnreadable {
+                        name: skill.skill().name().to_string(),
+                        path: skill.skill().location().to_path_buf(),
+                        source,
+                    });
+                }
+            }
         }
     })
+}
+
+/// The whole text of the skill file of `name` (invalid UTF-8 replaced), refused as too large
+/// over `reader`'s size limit — the scope's [`Limits::max_file_bytes`](crate::Limits) — and
+/// never cut to fit: the one rule for a selected skill, `activate_skill` and a duplicate check.
+pub(super) fn whole_skill_text(reader: &SkillReader, name: &str) -> Result<String, ReadError> {
+    let opened = reader.open_in(name, uri::SKILL_FILE)?;
+    let path = PathBuf::from(opened.path());
+    let limit = reader.options().max_file_bytes().unwrap_or(u64::MAX);
+    if opened.size() > limit {
+        return Err(ReadError::TooLarge {
+            path,
+            size: opened.size(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::new();
+    // A file that grows while it is read is read only up to the limit.
+    opened
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|source| ReadError::Io { path, source })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -3,13 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use crate::catalog::escape_xml;
-use crate::discovery::Limits;
 use crate::format::name_key;
 use crate::frontmatter;
 use crate::read::SkillReader;
 
 use super::messages::ContextItem;
-use super::scope::{ResolvedScope, ScopedSkill};
+use super::scope::{ResolvedScope, ScopedSkill, whole_skill_text};
 use super::{RuntimeError, SelectedLimits};
 
 pub(super) const NOTE: &str = include_str!("selected_note.md");
@@ -71,15 +70,15 @@ fn available(resolved: &ResolvedScope) -> String {
     }
 }
 
-/// The skill's body (front matter removed) in its `<selected_skill>` wrapper, size-checked.
+/// The skill's body (front matter removed) in its `<selected_skill>` wrapper, size-checked: the
+/// file against the scope's size limit, the body against `limits`.
 fn wrapped_body(
     skill: &ScopedSkill,
     reader: &SkillReader,
     limits: SelectedLimits,
 ) -> Result<String, RuntimeError> {
-    let (text, _) = reader
-        .skill_text(skill.name(), Limits::default().max_file_bytes)
-        .map_err(|source| RuntimeError::SkillUnreadable {
+    let text =
+        whole_skill_text(reader, skill.name()).map_err(|source| RuntimeError::SkillUnreadable {
             name: skill.name().to_string(),
             path: PathBuf::from(skill.location()),
             source,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 mod addressing;
+mod limits;
 
 /// Writes `<root>/<name>/SKILL.md`.
 fn skill(root: &Path, name: &str, extra: &str) -> PathBuf {
@@ -168,8 +169,8 @@ fn home_skills_are_opt_in_and_custom_resolvers_see_the_tenant() {
     let workspace = fixture.workspace.path().to_path_buf();
     let home_path = home.path().to_path_buf();
     let runtime = SkillRuntime::new(Resolver::custom(move |request: &RunRequest| {
-        let mut scope = Scope::workspace_and_home(&workspace);
-        scope.home = Home::Path(home_path.clone());
+        let mut scope =
+            Scope::workspace_and_home(&workspace).with_home(Home::Path(home_path.clone()));
         if request.tenant.as_deref() == Some("restricted") {
             scope = scope.with_enabled(["nothing"]);
         }

@@ -113,10 +113,8 @@ fn a_tenant_reader_refuses_paths_without_saying_whether_they_exist() {
 #[test]
 fn a_scope_chooses_paths_or_uris() {
     let fixture = tenant_fixture();
-    let paths = Scope {
-        addressing: Addressing::Paths,
-        ..Scope::tenant(fixture.workspace.path(), ["tenants/acme"])
-    };
+    let paths = Scope::tenant(fixture.workspace.path(), ["tenants/acme"])
+        .with_addressing(Addressing::Paths);
     let run = SkillRuntime::new(Resolver::fixed(paths))
         .prepare(RunRequest::new(""))
         .unwrap();
@@ -136,10 +134,7 @@ fn a_scope_chooses_paths_or_uris() {
         "{answer}"
     );
 
-    let uris = Scope {
-        addressing: Addressing::SkillUris,
-        ..Scope::workspace(fixture.workspace.path())
-    };
+    let uris = Scope::workspace(fixture.workspace.path()).with_addressing(Addressing::SkillUris);
     skill(&fixture.root(), "local", "");
     let run = SkillRuntime::new(Resolver::fixed(uris))
         .prepare(RunRequest::new(""))
