@@ -1,6 +1,6 @@
-//! The server's answers to `initialize` and `skills/list`, exactly as a client receives them, as
-//! snapshots: a change to what MCP clients see shows up in review as a changed `.snap` file,
-//! never by accident.
+//! The server's answers to `initialize`, `skills/list` and `tools/list`, exactly as a client
+//! receives them, as snapshots: a change to what MCP clients see shows up in review as a changed
+//! `.snap` file, never by accident.
 //!
 //! The server runs in process over the standard tree of `tests/common` (`pdf` with references,
 //! the manual-only `runbook`, `docx` with a lowercase `skill.md`, and `Bad Name`, which the
@@ -25,6 +25,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 use common::Tree;
+use skillbook_mcp::ServerBuilder;
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"snapshots","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -33,7 +34,12 @@ const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialize
 /// unless it is the `initialize` itself) and returns the pretty-printed answer with the
 /// temporary paths and the version redacted.
 async fn answer(tree: &Tree, request: Option<&str>) -> String {
-    let server = tree.builder().build().unwrap();
+    answer_from(tree, &tree.builder(), request).await
+}
+
+/// [`answer`] from a server `builder` builds over `tree`.
+async fn answer_from(tree: &Tree, builder: &ServerBuilder, request: Option<&str>) -> String {
+    let server = builder.build().unwrap();
     let (server_side, client_side) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_side).await {
@@ -110,4 +116,24 @@ async fn skills_list() {
     let tree = Tree::standard();
     let request = r#"{"jsonrpc":"2.0","id":2,"method":"skills/list"}"#;
     insta::assert_snapshot!("skills_list", answer(&tree, Some(request)).await);
+}
+
+#[tokio::test]
+async fn tools_list() {
+    let tree = Tree::standard();
+    let request = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    insta::assert_snapshot!("tools_list", answer(&tree, Some(request)).await);
+}
+
+/// With instructions too small to list the skills, `search_skills` follows `read_file`.
+#[tokio::test]
+async fn tools_list_with_search() {
+    let tree = Tree::standard();
+    let mut builder = tree.builder();
+    builder.instructions_budget(Some(1));
+    let request = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    insta::assert_snapshot!(
+        "tools_list_with_search",
+        answer_from(&tree, &builder, Some(request)).await
+    );
 }
