@@ -76,10 +76,15 @@ pub(super) struct Job {
 }
 
 /// Skill files read for parsing: their bytes one after another in one buffer (one allocation
-/// for many files), and where each file's lie.
+/// for many files), and where each file's lie. A batch goes back to the walk once parsed and is
+/// filled again, so its buffer is allocated, and its pages touched, once.
 #[derive(Default)]
 pub(super) struct Batch {
+    /// Bytes read, up to `used`; past it, bytes of an earlier filling (initialized, so that
+    /// reading into them needs no clearing).
     pub(super) buffer: Vec<u8>,
+    /// How much of `buffer` this filling holds.
+    pub(super) used: usize,
     pub(super) jobs: Vec<Job>,
     /// How many of the jobs hold their file open.
     lent: usize,
@@ -87,14 +92,23 @@ pub(super) struct Batch {
 
 impl Batch {
     fn is_full(&self) -> bool {
-        self.jobs.len() >= BATCH_FILES
-            || self.buffer.len() >= BATCH_BYTES
-            || self.lent >= LENT_PER_BATCH
+        self.jobs.len() >= BATCH_FILES || self.used >= BATCH_BYTES || self.lent >= LENT_PER_BATCH
+    }
+
+    /// Empties the batch for another filling, keeping its buffers.
+    fn empty(&mut self) {
+        self.used = 0;
+        self.jobs.clear();
+        self.lent = 0;
     }
 
     /// Reads the files handed over open, then parses every file of the batch, each with its
     /// slot.
-    pub(super) fn parse(mut self) -> Vec<(usize, Parsed)> {
+    pub(super) fn parse(&mut self) -> Vec<(usize, Parsed)> {
+        if self.lent > 0 {
+            // Files handed over open are read by appending: drop the earlier filling's bytes.
+            self.buffer.truncate(self.used);
+        }
         for job in &mut self.jobs {
             if let Some(mut lent) = job.file.take() {
                 let start = self.buffer.len();
@@ -116,7 +130,7 @@ impl Batch {
         }
         let buffer = &self.buffer;
         self.jobs
-            .into_iter()
+            .drain(..)
             .map(|mut job| {
                 let parsed = match job.error.take() {
                     Some(error) => Parsed::Failed(error),
@@ -194,6 +208,8 @@ pub(super) struct Jobs {
     sender: SyncSender<Batch>,
     /// The batch being filled.
     batch: Batch,
+    /// Batches parsed and emptied, to be filled again.
+    spare: Receiver<Batch>,
     /// How many files are handed over open and not yet read.
     lent: Arc<AtomicUsize>,
 }
@@ -204,11 +220,16 @@ impl Jobs {
     /// batch over when it is full, and returns it when the workers are gone, for the caller to
     /// parse itself.
     pub(super) fn add(&mut self, mut job: Job, mut file: File) -> io::Result<Option<Batch>> {
-        let buffer = &mut self.batch.buffer;
-        let start = buffer.len();
+        let batch = &mut self.batch;
+        let start = batch.used;
         let (len, max_bytes, whole) = (job.len, job.max_bytes, job.inspect);
-        match skill_file::read_head_cached(&file, len, max_bytes, whole, buffer)? {
-            Some(complete) => job.complete = complete,
+        match skill_file::read_head_cached(&file, len, max_bytes, whole, &mut batch.buffer, start)?
+        {
+            Some((complete, end)) => {
+                job.complete = complete;
+                job.bytes = start..end;
+                batch.used = end;
+            }
             None if self.lent.load(Ordering::Acquire) < LENT_FILES => {
                 self.lent.fetch_add(1, Ordering::AcqRel);
                 job.file = Some(Lent {
@@ -216,10 +237,17 @@ impl Jobs {
                     lent: Arc::clone(&self.lent),
                 });
                 self.batch.lent += 1;
+                job.bytes = start..start;
             }
-            None => job.complete = skill_file::read_head(&mut file, len, max_bytes, whole, buffer)?,
+            None => {
+                // Read here after all (appending): the earlier filling's bytes go first.
+                let buffer = &mut self.batch.buffer;
+                buffer.truncate(start);
+                job.complete = skill_file::read_head(&mut file, len, max_bytes, whole, buffer)?;
+                job.bytes = start..buffer.len();
+                self.batch.used = buffer.len();
+            }
         }
-        job.bytes = start..self.batch.buffer.len();
         self.batch.jobs.push(job);
         Ok(if self.batch.is_full() {
             self.flush()
@@ -233,7 +261,8 @@ impl Jobs {
         if self.batch.jobs.is_empty() {
             return None;
         }
-        let batch = std::mem::replace(&mut self.batch, Batch::with_room());
+        let next = self.spare.try_recv().unwrap_or_else(|_| Batch::with_room());
+        let batch = std::mem::replace(&mut self.batch, next);
         self.sender.send(batch).err().map(|returned| returned.0)
     }
 }
@@ -241,7 +270,8 @@ impl Jobs {
 impl Batch {
     fn with_room() -> Self {
         Batch {
-            buffer: Vec::with_capacity(BATCH_FILES * 2048),
+            buffer: Vec::with_capacity(BATCH_BYTES + skill_file::HEAD_BYTES),
+            used: 0,
             jobs: Vec::with_capacity(BATCH_FILES),
             lent: 0,
         }
@@ -267,16 +297,18 @@ pub(super) fn with_workers<T>(workers: usize, walk: impl FnOnce(Option<Workers>)
     let (sender, queue) = mpsc::sync_channel::<Batch>(QUEUED_BATCHES);
     let queue = Mutex::new(queue);
     let (results, finished) = mpsc::channel();
+    let (returned, spare) = mpsc::sync_channel::<Batch>(QUEUED_BATCHES + workers);
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            let results = results.clone();
+            let (results, returned) = (results.clone(), returned.clone());
             let queue = &queue;
-            scope.spawn(move || work(queue, &results));
+            scope.spawn(move || work(queue, &results, &returned));
         }
-        drop(results);
+        drop((results, returned));
         let jobs = Jobs {
             sender,
             batch: Batch::with_room(),
+            spare,
             lent: Arc::default(),
         };
         walk(Some(Workers {
@@ -286,13 +318,22 @@ pub(super) fn with_workers<T>(workers: usize, walk: impl FnOnce(Option<Workers>)
     })
 }
 
-fn work(queue: &Mutex<Receiver<Batch>>, results: &mpsc::Sender<Vec<(usize, Parsed)>>) {
+/// Parses batches from `queue` until it closes, and hands each emptied batch back to be filled
+/// again (or drops it when enough are waiting).
+fn work(
+    queue: &Mutex<Receiver<Batch>>,
+    results: &mpsc::Sender<Vec<(usize, Parsed)>>,
+    returned: &SyncSender<Batch>,
+) {
     loop {
         let batch = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok(batch) = batch else {
+        let Ok(mut batch) = batch else {
             return;
         };
-        if results.send(batch.parse()).is_err() {
+        let parsed = batch.parse();
+        batch.empty();
+        let _ = returned.try_send(batch);
+        if results.send(parsed).is_err() {
             return;
         }
     }

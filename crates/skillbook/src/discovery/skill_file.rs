@@ -62,15 +62,18 @@ thread_local! {
     pub(crate) static AS_IF_UNCACHED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// [`read_head`] from the page cache only: `Ok(None)`, with nothing appended, when some of the
-/// bytes are not in memory (reading would wait for the disk) or the platform cannot tell.
+/// [`read_head`] from the page cache only, into `buffer` from `start` (the buffer is grown,
+/// zero-filled, only where it is shorter, so a buffer used again is not cleared for every
+/// file): `Ok(Some((complete, end)))` with the bytes at `start..end`, or `Ok(None)` when some of
+/// the bytes are not in memory (reading would wait for the disk) or the platform cannot tell.
 pub(crate) fn read_head_cached(
     file: &File,
     len: u64,
     max_bytes: u64,
     whole: bool,
     buffer: &mut Vec<u8>,
-) -> io::Result<Option<bool>> {
+    start: usize,
+) -> io::Result<Option<(bool, usize)>> {
     #[cfg(test)]
     if AS_IF_UNCACHED.get() {
         return Ok(None);
@@ -88,31 +91,28 @@ pub(crate) fn read_head_cached(
         let Ok(wanted) = usize::try_from(wanted) else {
             return Ok(None);
         };
-        let start = buffer.len();
-        buffer.resize(start + wanted, 0);
+        if buffer.len() < start + wanted {
+            buffer.resize(start + wanted, 0);
+        }
         let mut done = 0;
         while done < wanted {
-            let mut slices = [io::IoSliceMut::new(&mut buffer[start + done..])];
+            let end = start + wanted;
+            let mut slices = [io::IoSliceMut::new(&mut buffer[start + done..end])];
             match rustix::io::preadv2(file, &mut slices, done as u64, ReadWriteFlags::NOWAIT) {
                 Ok(0) => break,
                 Ok(read) => done += read,
                 Err(Errno::INTR) => {}
                 Err(Errno::AGAIN | Errno::OPNOTSUPP | Errno::NOSYS | Errno::INVAL) => {
-                    buffer.truncate(start);
                     return Ok(None);
                 }
-                Err(errno) => {
-                    buffer.truncate(start);
-                    return Err(errno.into());
-                }
+                Err(errno) => return Err(errno.into()),
             }
         }
-        buffer.truncate(start + done);
-        Ok(Some(whole || done as u64 >= readable))
+        Ok(Some((whole || done as u64 >= readable, start + done)))
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (file, len, max_bytes, whole, buffer);
+        let _ = (file, len, max_bytes, whole, buffer, start);
         Ok(None)
     }
 }

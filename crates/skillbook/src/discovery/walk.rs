@@ -210,7 +210,7 @@ impl<'o> Walker<'o> {
     }
 
     /// Parses on this thread files the workers could not take.
-    fn parse_inline(&mut self, batch: Batch) {
+    fn parse_inline(&mut self, mut batch: Batch) {
         let parsed = batch.parse();
         let reread = Reread {
             roots: &self.roots,
