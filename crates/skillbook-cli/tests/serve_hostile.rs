@@ -1,43 +1,32 @@
 //! `skillbook serve` under hostile clients (SPEC §13.1): no tenant can stall, starve or exhaust
 //! the others. Every test is an order or progress check — "answered while the attack is still
 //! under way" — with generous hang guards, never a timed assertion.
+//!
+//! Here: bodies sent slowly, too large or not JSON, and answers nobody reads, with the benchmark
+//! of one tenant's latency under each attack of another. The caps on rates, sessions, streams
+//! and connections, the admin listener with its metrics and logs, and the configuration are in
+//! `serve_hostile_caps.rs`, `serve_hostile_admin.rs` and `serve_hostile_config.rs`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "a test should fail loudly at the first broken step"
 )]
 
+#[path = "support/hostile.rs"]
+mod hostile;
 #[path = "support/serving.rs"]
 mod serving;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::TcpStream;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
+use hostile::{GUARD, metric, open_session, partial_post, read_all, status_of};
 use serde_json::json;
 use serving::{
-    ALPHA, Answer, BETA, Fixture, Server, call, in_session, initialize, mcp, request,
-    unread_request,
+    ALPHA, BETA, Fixture, Server, call, in_session, initialize, mcp, request, unread_request,
 };
 use skillbook_mcp::http::TokenDigest;
-
-/// How long any single step may take before the test calls it a hang.
-const GUARD: Duration = Duration::from_secs(30);
-
-/// A connection to `address` that has sent the head of a `POST /mcp` with `token`, declaring
-/// `length` bytes of body, and `sent` of them.
-fn partial_post(address: &str, token: &str, length: usize, sent: &[u8]) -> TcpStream {
-    let mut stream = TcpStream::connect(address).unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
-         Authorization: Bearer {token}\r\nContent-Length: {length}\r\n\r\n"
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(sent).unwrap();
-    stream
-}
 
 /// Whether `stream` has received nothing yet (and is still open): a read that would block.
 fn nothing_received(stream: &TcpStream) -> bool {
@@ -46,41 +35,6 @@ fn nothing_received(stream: &TcpStream) -> bool {
     let quiet = matches!(stream.peek(&mut byte), Err(error) if error.kind() == std::io::ErrorKind::WouldBlock);
     stream.set_nonblocking(false).unwrap();
     quiet
-}
-
-/// What `stream` receives until the server closes it (within the guard).
-fn read_all(mut stream: &TcpStream) -> Vec<u8> {
-    stream.set_read_timeout(Some(GUARD)).unwrap();
-    let mut received = Vec::new();
-    let _ = stream.read_to_end(&mut received);
-    received
-}
-
-/// The HTTP status of a raw answer.
-fn status_of(raw: &[u8]) -> Option<u16> {
-    String::from_utf8_lossy(raw)
-        .lines()
-        .next()?
-        .split(' ')
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
-/// A `GET` of `path` on `address` (no token), with the guard as its read timeout.
-fn get(address: &str, path: &str) -> Answer {
-    request(address, "GET", path, &[], b"").unwrap()
-}
-
-/// The value of the metric line `name{labels}` in `/metrics` of the admin listener.
-fn metric(server: &Server, line: &str) -> Option<f64> {
-    let admin = server.admin.as_deref().expect("an admin listener");
-    let answer = get(admin, "/metrics");
-    assert_eq!(answer.status, 200);
-    String::from_utf8(answer.body)
-        .unwrap()
-        .lines()
-        .find_map(|text| text.strip_prefix(line)?.trim().parse().ok())
 }
 
 /// The processor time a process has used so far (Linux; user and system).
@@ -262,337 +216,74 @@ fn unread_large_answers_keep_memory_within_the_budgets() {
 }
 
 #[test]
-fn a_tenant_over_its_rate_is_told_when_to_come_back_and_others_are_not() {
-    let fixture = Fixture::new("[server.per_tenant]\nrate = 0.5\nburst = 2");
+fn an_unread_answer_is_cut_off_at_the_request_deadline_even_when_nothing_is_written() {
+    // Writes never stall long enough to be cut off for that: only the deadline ends it.
+    let fixture = Fixture::new("request_timeout_seconds = 3\nwrite_stall_seconds = 600");
+    write_large_file(&fixture);
     let server = Server::start(&fixture.config(), &[]);
-    let ping = call(1, "ping", json!({}));
-    let statuses: Vec<u16> = (0..3)
-        .map(|_| mcp(&server.address, Some(ALPHA), &ping).unwrap().status)
-        .collect();
-    assert_eq!(statuses, [200, 200, 429]);
-    let refused = mcp(&server.address, Some(ALPHA), &ping).unwrap();
-    let retry: u64 = refused.header("retry-after").unwrap().parse().unwrap();
-    assert!((1..=2).contains(&retry), "Retry-After: {retry}");
-    assert_eq!(mcp(&server.address, Some(BETA), &ping).unwrap().status, 200);
-}
-
-/// Opens a session with `token`: the answer (its `Mcp-Session-Id`, when one was made).
-fn open_session(address: &str, token: &str) -> Answer {
-    mcp(address, Some(token), &initialize()).unwrap()
-}
-
-#[test]
-fn sessions_are_capped_per_tenant_and_in_all_and_answer_only_their_token() {
-    let fixture = Fixture::new("sessions = true\nmax_sessions = 4");
-    let server = Server::start(&fixture.config(), &[]);
-    let opened: Vec<String> = (0..2)
-        .map(|_| {
-            let answer = open_session(&server.address, ALPHA);
-            assert_eq!(answer.status, 200);
-            answer.header("mcp-session-id").unwrap().to_owned()
-        })
-        .collect();
-    // Alpha holds its half; a third is refused, and beta still opens its own.
-    let refused = open_session(&server.address, ALPHA);
-    assert_eq!(refused.status, 503);
-    assert!(refused.header("retry-after").is_some());
-    assert_eq!(open_session(&server.address, BETA).status, 200);
-    // Another tenant's token cannot use alpha's session: as if it did not exist.
-    let ping = call(5, "ping", json!({}));
-    let stolen = in_session(&server.address, BETA, &opened[0], "POST", &ping);
-    assert_eq!(stolen.status, 404);
-    // Closing one is answered as the SDKs expect, and gives its place back.
-    let closed = in_session(&server.address, ALPHA, &opened[0], "DELETE", &json!({}));
-    assert_eq!(closed.status, 200);
-    assert_eq!(open_session(&server.address, ALPHA).status, 200);
-}
-
-#[test]
-fn idle_sessions_are_closed_and_give_their_place_back() {
-    let fixture = Fixture::new("sessions = true\nmax_sessions = 2\nsession_idle_seconds = 1");
-    let server = Server::start(&fixture.config(), &[]);
-    let first = open_session(&server.address, ALPHA);
-    assert_eq!(first.status, 200);
-    assert_eq!(open_session(&server.address, ALPHA).status, 503);
-    // Once the first session has been idle for a second it is closed: a new one opens.
+    let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
+    let unread = unread_request(&server.address, &read);
+    let held = |server: &Server| {
+        metric(
+            server,
+            "skillbook_answer_budget_bytes_held{tenant=\"alpha\"}",
+        )
+        .unwrap_or(0.0)
+    };
     let deadline = Instant::now() + GUARD;
-    while open_session(&server.address, ALPHA).status != 200 {
+    while held(&server) < 1.0 {
+        assert!(Instant::now() < deadline, "the answer was never in flight");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Never read: the deadline closes the connection, and the answer's share comes back.
+    while held(&server) > 0.0 {
         assert!(
             Instant::now() < deadline,
-            "the idle session was never closed"
+            "the unread answer is held past its deadline"
         );
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(50));
     }
+    drop(unread);
 }
 
 #[test]
-fn probes_answer_while_the_main_listener_is_flooded_and_idle_connections_make_room() {
-    let fixture = Fixture::new("max_connections = 16\nfirst_byte_timeout_seconds = 600");
+fn requests_waiting_for_a_slot_do_not_hold_the_connections() {
+    // One slot for alpha, four connections in all.
+    let fixture = Fixture::new(
+        "max_answers = 2\nmax_connections = 4\nwrite_stall_seconds = 600\n\
+         request_timeout_seconds = 600\nfirst_byte_timeout_seconds = 600",
+    );
+    write_large_file(&fixture);
     let server = Server::start(&fixture.config(), &[]);
-    let admin = server.admin.clone().unwrap();
-    let idle: Vec<TcpStream> = (0..40)
-        .map(|_| TcpStream::connect(&server.address).unwrap())
+    let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
+    // The slot is held by an answer nobody reads; the others wait for it.
+    let waiting: Vec<TcpStream> = (0..6)
+        .map(|_| unread_request(&server.address, &read))
         .collect();
-    // The admin listener is not the main one: answered at once.
-    let health = get(&admin, "/healthz");
-    assert_eq!(health.status, 200);
-    assert_eq!(get(&admin, "/readyz").status, 200);
-    // On the main listener, the connections idle the longest are closed to make room.
     let answer = mcp(&server.address, Some(BETA), &initialize()).unwrap();
     assert_eq!(answer.status, 200);
-    assert_eq!(get(&server.address, "/healthz").status, 200);
-    assert!(
-        read_all(&idle[0]).is_empty(),
-        "the oldest idle connection was closed without an answer"
+    drop(waiting);
+}
+
+#[test]
+fn a_body_larger_than_a_tenants_body_share_is_read_not_left_waiting_on_itself() {
+    // Alpha may hold 64 KiB of bodies; a body of 200 KiB takes all of it and is read.
+    let fixture = Fixture::new("[server.per_tenant]\nbody_bytes = 65536");
+    let server = Server::start(&fixture.config(), &[]);
+    let padding = "p".repeat(200 * 1024);
+    let big = call(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": padding, "version": "1"}}),
     );
-    // `/metrics` names tenants: never on the main listener.
-    assert_eq!(get(&server.address, "/metrics").status, 404);
-    let closed = metric(
-        &server,
-        "skillbook_connections_closed_total{reason=\"idle_at_cap\"}",
-    )
-    .unwrap();
-    assert!(closed >= 1.0, "{closed}");
-}
-
-#[test]
-fn a_connection_that_sends_nothing_is_closed() {
-    let fixture = Fixture::new("first_byte_timeout_seconds = 1");
-    let server = Server::start(&fixture.config(), &[]);
-    let silent = TcpStream::connect(&server.address).unwrap();
-    assert!(read_all(&silent).is_empty());
-    let closed = metric(
-        &server,
-        "skillbook_connections_closed_total{reason=\"first_byte_timeout\"}",
-    )
-    .unwrap();
-    assert_eq!(closed, 1.0);
-}
-
-#[test]
-fn metrics_count_requests_and_refusals_by_tenant_name_never_by_token() {
-    let fixture = Fixture::new("");
-    let server = Server::start(&fixture.config(), &[]);
+    let answer = mcp(&server.address, Some(ALPHA), &big).unwrap();
     assert_eq!(
-        mcp(&server.address, Some(ALPHA), &initialize())
-            .unwrap()
-            .status,
-        200
-    );
-    assert_eq!(
-        mcp(&server.address, Some("sbk_wrong"), &initialize())
-            .unwrap()
-            .status,
-        401
-    );
-    let admin = server.admin.as_deref().unwrap();
-    let text = String::from_utf8(get(admin, "/metrics").body).unwrap();
-    assert!(
-        text.contains("skillbook_requests_total{tenant=\"alpha\",status=\"200\"} 1"),
-        "{text}"
-    );
-    assert!(text.contains("skillbook_refusals_total{tenant=\"\",reason=\"unauthorized\"} 1"));
-    assert!(text.contains("skillbook_request_duration_seconds_count{tenant=\"alpha\"} 1"));
-    assert!(!text.contains(ALPHA) && !text.contains("sbk_wrong"));
-    // One access-log line per request, naming the tenant, the methods, status and size.
-    let deadline = Instant::now() + GUARD;
-    while !server.stderr().contains("status=401") {
-        assert!(Instant::now() < deadline, "{}", server.stderr());
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let log = server.stderr();
-    let line = log
-        .lines()
-        .find(|line| line.contains("skillbook::access") && line.contains("tenant=alpha"))
-        .unwrap();
-    for field in [
-        "method=POST",
-        "call=\"initialize\"",
-        "status=200",
-        "bytes=",
-        "ms=",
-    ] {
-        assert!(line.contains(field), "{field}: {line}");
-    }
-}
-
-#[test]
-fn a_method_with_control_characters_cannot_forge_a_log_line() {
-    let fixture = Fixture::new("");
-    let server = Server::start(&fixture.config(), &[]);
-    let long = "y".repeat(10_000);
-    let forged = json!({"jsonrpc": "2.0", "id": 1, "method": format!("x\n ERROR forged\r\u{1b}[31m status=200 {long}")});
-    let _ = mcp(&server.address, Some(ALPHA), &forged).unwrap();
-    let deadline = Instant::now() + GUARD;
-    while !server.stderr().contains("skillbook::access") {
-        assert!(Instant::now() < deadline);
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let log = server.stderr();
-    assert!(
-        !log.lines().any(|line| line.starts_with(" ERROR forged")),
-        "{log}"
-    );
-    assert!(!log.contains('\u{1b}') && !log.contains('\r'), "{log:?}");
-    assert!(
-        log.contains("call=\"x\\n ERROR forged\\r\\u{1b}[31m status=200 yyy"),
-        "{log}"
-    );
-    assert!(!log.contains(&"y".repeat(100)), "a method is logged whole");
-}
-
-/// Rewrites the fixture's configuration with `tokens` for alpha and `extra` tenants, and sends
-/// the server SIGHUP.
-fn reconfigure(fixture: &Fixture, server: &Server, alpha_tokens: &[&str], extra: &str) {
-    let tokens: Vec<String> = alpha_tokens
-        .iter()
-        .map(|token| format!("\"{}\"", TokenDigest::of(token)))
-        .collect();
-    fixture.write(
-        "skillbook.toml",
-        &format!(
-            "[server]\nsessions = true\n\n\
-             [[tenant]]\nname = \"alpha\"\nsources = [\"alpha\"]\ntokens = [{}]\n\n\
-             [[tenant]]\nname = \"beta\"\nsources = [\"beta\", \"beta.zip\"]\ntokens = [\"{}\"]\n{extra}",
-            tokens.join(", "),
-            TokenDigest::of(BETA)
-        ),
-    );
-    let status = Command::new("kill")
-        .args(["-HUP", &server.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
-#[test]
-fn sighup_rotates_tokens_adds_tenants_and_ends_the_sessions_of_removed_tokens() {
-    const ROTATED: &str = "sbk_alpha-rotated";
-    const GAMMA: &str = "sbk_gamma";
-    let fixture = Fixture::new("sessions = true");
-    fixture.write(
-        "gamma/notes/SKILL.md",
-        "---\nname: notes\ndescription: Take notes.\n---\nNotes.\n",
-    );
-    let server = Server::start(&fixture.config(), &[]);
-    let session = open_session(&server.address, ALPHA);
-    let session = session.header("mcp-session-id").unwrap().to_owned();
-    // A request in flight across the reload: its body is not finished yet.
-    let ping = initialize().to_string();
-    let mut in_flight = partial_post(&server.address, ALPHA, ping.len(), &ping.as_bytes()[..1]);
-    reconfigure(
-        &fixture,
-        &server,
-        &[ROTATED],
-        &format!(
-            "\n[[tenant]]\nname = \"gamma\"\nsources = [\"gamma\"]\ntokens = [\"{}\"]\n",
-            TokenDigest::of(GAMMA)
-        ),
-    );
-    let deadline = Instant::now() + GUARD;
-    while open_session(&server.address, GAMMA).status != 200 {
-        assert!(Instant::now() < deadline, "{}", server.stderr());
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(open_session(&server.address, ALPHA).status, 401);
-    assert_eq!(open_session(&server.address, ROTATED).status, 200);
-    // The session the removed token opened has ended.
-    let ended = in_session(
-        &server.address,
-        ROTATED,
-        &session,
-        "POST",
-        &call(4, "ping", json!({})),
-    );
-    assert_eq!(ended.status, 404);
-    // The request in flight is answered, with the tenant it started with.
-    in_flight.write_all(&ping.as_bytes()[1..]).unwrap();
-    let answer = read_all(&in_flight);
-    assert_eq!(
-        status_of(&answer),
-        Some(200),
+        answer.status,
+        200,
         "{}",
-        String::from_utf8_lossy(&answer)
+        String::from_utf8_lossy(&answer.body)
     );
-    // A broken configuration keeps the one served.
-    fixture.write("skillbook.toml", "[[tenant]\n");
-    let status = Command::new("kill")
-        .args(["-HUP", &server.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let deadline = Instant::now() + GUARD;
-    while !server.stderr().contains("keeping the configuration served") {
-        assert!(Instant::now() < deadline, "{}", server.stderr());
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(open_session(&server.address, GAMMA).status, 200);
-}
-
-/// `skillbook serve --check-config` on `config`, which must end (within the guard).
-fn check_config(config: &std::path::Path) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillbook"))
-        .args(["serve", "--check-config", "--config"])
-        .arg(config)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + GUARD;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("--check-config on {} hangs", config.display());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
-#[test]
-fn a_fifo_a_device_or_a_huge_file_is_refused_as_a_configuration_without_hanging() {
-    let fixture = Fixture::new("");
-    let fifo = fixture.path().join("fifo.toml");
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
-    let huge = fixture.path().join("huge.toml");
-    std::fs::write(&huge, format!("# {}\n", "x".repeat(2 << 20))).unwrap();
-    for (config, expected) in [
-        (fifo.as_path(), "not a regular file"),
-        (std::path::Path::new("/dev/zero"), "not a regular file"),
-        (huge.as_path(), "larger than 1024 KiB"),
-    ] {
-        let output = check_config(config);
-        assert_eq!(output.status.code(), Some(1), "{}", config.display());
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains(expected), "{}: {stderr}", config.display());
-    }
-}
-
-#[test]
-fn a_secret_on_a_broken_configuration_line_is_never_printed() {
-    let fixture = Fixture::new("");
-    let secret = "sbk_5ecret-never-printed";
-    for text in [
-        format!("[[tenant]]\nname = \"a\"\ntokens = [{secret}]\n"),
-        format!("[[tenant]]\nname = \"a\"\ntokens = \"{secret}\"\n"),
-        format!(
-            "[[tenant]]\nname = \"a\"\nanonymous = true\n[tenant.store_options]\n\
-             aws_secret_access_key = \"{secret}\n"
-        ),
-        format!("[[tenant]]\nname = \"a\"\nanonymous = true\nsecret = \"{secret}\"\n"),
-    ] {
-        fixture.write("broken.toml", &text);
-        let output = check_config(&fixture.path().join("broken.toml"));
-        assert_eq!(output.status.code(), Some(1), "{text}");
-        let printed = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert!(!printed.contains("5ecret"), "{text}: {printed}");
-        assert!(printed.contains("broken.toml: line "), "{text}: {printed}");
-    }
 }
 
 /// What tenant B's well-behaved clients saw in one run.
@@ -896,118 +587,4 @@ fn hostile_benchmark() {
                 .join("\n")
         );
     }
-}
-
-#[test]
-fn the_admin_listener_can_be_moved_or_turned_off() {
-    let fixture = Fixture::new("admin_listen = \"none\"");
-    let server = Server::start(&fixture.config(), &[]);
-    assert_eq!(server.admin, None);
-    // The command line wins over the file.
-    let server = Server::start(&fixture.config(), &["--admin-listen", "127.0.0.1:0"]);
-    let admin = server.admin.clone().expect("an admin listener");
-    assert_eq!(get(&admin, "/healthz").status, 200);
-    assert_eq!(get(&admin, "/mcp").status, 404, "MCP is not served there");
-}
-
-#[test]
-fn an_unread_answer_is_cut_off_at_the_request_deadline_even_when_nothing_is_written() {
-    // Writes never stall long enough to be cut off for that: only the deadline ends it.
-    let fixture = Fixture::new("request_timeout_seconds = 3\nwrite_stall_seconds = 600");
-    write_large_file(&fixture);
-    let server = Server::start(&fixture.config(), &[]);
-    let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
-    let unread = unread_request(&server.address, &read);
-    let held = |server: &Server| {
-        metric(
-            server,
-            "skillbook_answer_budget_bytes_held{tenant=\"alpha\"}",
-        )
-        .unwrap_or(0.0)
-    };
-    let deadline = Instant::now() + GUARD;
-    while held(&server) < 1.0 {
-        assert!(Instant::now() < deadline, "the answer was never in flight");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    // Never read: the deadline closes the connection, and the answer's share comes back.
-    while held(&server) > 0.0 {
-        assert!(
-            Instant::now() < deadline,
-            "the unread answer is held past its deadline"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    drop(unread);
-}
-
-#[test]
-fn requests_waiting_for_a_slot_do_not_hold_the_connections() {
-    // One slot for alpha, four connections in all.
-    let fixture = Fixture::new(
-        "max_answers = 2\nmax_connections = 4\nwrite_stall_seconds = 600\n\
-         request_timeout_seconds = 600\nfirst_byte_timeout_seconds = 600",
-    );
-    write_large_file(&fixture);
-    let server = Server::start(&fixture.config(), &[]);
-    let read = call(2, "resources/read", json!({"uri": "skill://pdf/large.bin"})).to_string();
-    // The slot is held by an answer nobody reads; the others wait for it.
-    let waiting: Vec<TcpStream> = (0..6)
-        .map(|_| unread_request(&server.address, &read))
-        .collect();
-    let answer = mcp(&server.address, Some(BETA), &initialize()).unwrap();
-    assert_eq!(answer.status, 200);
-    drop(waiting);
-}
-
-#[test]
-fn event_streams_are_capped_per_tenant() {
-    let fixture = Fixture::new("sessions = true\nmax_streams = 2");
-    let server = Server::start(&fixture.config(), &[]);
-    let opened = open_session(&server.address, ALPHA);
-    let id = opened.header("mcp-session-id").unwrap().to_owned();
-    let stream = |token: &str, id: &str| {
-        let mut stream = TcpStream::connect(&server.address).unwrap();
-        let head = format!(
-            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\
-             MCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: {id}\r\n\
-             Authorization: Bearer {token}\r\n\r\n",
-            server.address
-        );
-        stream.write_all(head.as_bytes()).unwrap();
-        stream.set_read_timeout(Some(GUARD)).unwrap();
-        let mut first = [0_u8; 12];
-        stream.read_exact(&mut first).unwrap();
-        (stream, String::from_utf8_lossy(&first).into_owned())
-    };
-    let (_open, head) = stream(ALPHA, &id);
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    let (_refused, head) = stream(ALPHA, &id);
-    assert!(head.starts_with("HTTP/1.1 503"), "{head}");
-    // Beta's share is its own.
-    let beta = open_session(&server.address, BETA);
-    let beta = beta.header("mcp-session-id").unwrap().to_owned();
-    let (_beta, head) = stream(BETA, &beta);
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-}
-
-#[test]
-fn a_body_larger_than_a_tenants_body_share_is_read_not_left_waiting_on_itself() {
-    // Alpha may hold 64 KiB of bodies; a body of 200 KiB takes all of it and is read.
-    let fixture = Fixture::new("[server.per_tenant]\nbody_bytes = 65536");
-    let server = Server::start(&fixture.config(), &[]);
-    let padding = "p".repeat(200 * 1024);
-    let big = call(
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": padding, "version": "1"}}),
-    );
-    let answer = mcp(&server.address, Some(ALPHA), &big).unwrap();
-    assert_eq!(
-        answer.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&answer.body)
-    );
 }
