@@ -1,24 +1,4 @@
-//! The read boundary: the directories a skill read may reach, and the one way files are opened
-//! inside them.
-//!
-//! A [`ReadBoundary`] holds a handle to each readable root, opened once when the boundary is
-//! built. Every read opens its file *beneath* one of those handles, so the kernel (through
-//! cap-std, which uses `openat2` with `RESOLVE_BENEATH` where available) refuses any path or
-//! symbolic link that would leave the root, including a link swapped in while the open is under
-//! way. Paths are never canonicalised and then compared.
-//!
-//! ```no_run
-//! use skillbook::ReadBoundary;
-//! use std::path::Path;
-//!
-//! # fn main() -> Result<(), skillbook::BoundaryError> {
-//! let boundary = ReadBoundary::new("/work/project", ["/home/me/.agents/skills"])?;
-//! let file = boundary.open(Path::new("/home/me/.agents/skills/pdf/SKILL.md"))?;
-//! assert!(file.size() > 0);
-//! assert!(!boundary.is_writable(Path::new("/home/me/.agents/skills/pdf/SKILL.md")));
-//! # Ok(())
-//! # }
-//! ```
+//! The read boundary ([`ReadBoundary`]): the roots a read may reach, and the one way files open.
 
 mod error;
 mod listing;
@@ -42,6 +22,25 @@ pub use open::{NEVER_SERVED, is_never_served};
 use open::{is_absent, is_escape};
 
 /// The set of directories a read may reach, with a handle opened beneath each.
+///
+/// A boundary holds a handle to each readable root, opened once when the boundary is built.
+/// Every read opens its file *beneath* one of those handles, so the kernel (through cap-std,
+/// which uses `openat2` with `RESOLVE_BENEATH` where available) refuses any path or symbolic
+/// link that would leave the root, including a link swapped in while the open is under way.
+/// Paths are never canonicalised and then compared.
+///
+/// ```no_run
+/// use skillbook::ReadBoundary;
+/// use std::path::Path;
+///
+/// # fn main() -> Result<(), skillbook::BoundaryError> {
+/// let boundary = ReadBoundary::new("/work/project", ["/home/me/.agents/skills"])?;
+/// let file = boundary.open(Path::new("/home/me/.agents/skills/pdf/SKILL.md"))?;
+/// assert!(file.size() > 0);
+/// assert!(!boundary.is_writable(Path::new("/home/me/.agents/skills/pdf/SKILL.md")));
+/// # Ok(())
+/// # }
+/// ```
 ///
 /// The rules, in the order they are applied to a path:
 ///

@@ -1,19 +1,4 @@
-//! The catalog: the small, cache-stable `<available_skills>` block a model sees.
-//!
-//! Rules (SPEC §4):
-//!
-//! 1. Only model-visible skills (not `disable-model-invocation`) are listed. With none left there
-//!    is no catalog at all: [`Catalog::render`] returns `None`.
-//! 2. Entries are sorted by name, then description, then location, so the same skills always
-//!    give the same bytes and a provider's prompt cache survives; [`Fingerprint`] names them.
-//! 3. `&`, `<`, `>`, `"` and `'` are escaped in every value.
-//! 4. The surrounding instructions name the reader tool ([`Catalog::reader`]).
-//! 5. With a budget, the catalog degrades for all skills alike, never by dropping some
-//!    (SPEC §12), in [`Tier`]s tried in order until it fits: full entries; each description cut
-//!    to its first sentence (at most 120 characters, at a word boundary, with `…`); names and
-//!    locations only, with the instruction to search (`search_skills`) for the rest; and no list
-//!    at all, only the instruction to search. A budget below the last tier's size still gets it
-//!    (never nothing), and [`RenderedCatalog::over_budget`] says so.
+//! The catalog ([`Catalog`]): the small, cache-stable `<available_skills>` block a model sees.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -82,7 +67,23 @@ impl Tier {
     }
 }
 
-/// Builds the catalog for a set of skills.
+/// Builds the catalog for a set of skills: the small, cache-stable `<available_skills>` block a
+/// model sees.
+///
+/// The rules (SPEC §4):
+///
+/// 1. Only model-visible skills (not `disable-model-invocation`) are listed. With none left there
+///    is no catalog at all: [`Catalog::render`] returns `None`.
+/// 2. Entries are sorted by name, then description, then location, so the same skills always
+///    give the same bytes and a provider's prompt cache survives; [`Fingerprint`] names them.
+/// 3. `&`, `<`, `>`, `"` and `'` are escaped in every value.
+/// 4. The surrounding instructions name the reader tool ([`Catalog::reader`]).
+/// 5. With a budget, the catalog degrades for all skills alike, never by dropping some
+///    (SPEC §12), in [`Tier`]s tried in order until it fits: full entries; each description cut
+///    to its first sentence (at most 120 characters, at a word boundary, with `…`); names and
+///    locations only, with the instruction to search (`search_skills`) for the rest; and no list
+///    at all, only the instruction to search. A budget below the last tier's size still gets it
+///    (never nothing), and [`RenderedCatalog::over_budget`] says so.
 ///
 /// ```
 /// use skillbook::Catalog;
