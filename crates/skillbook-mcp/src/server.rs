@@ -11,7 +11,7 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
-use skillbook::runtime::{ResolvedScope, Scope, ScopedSkill, search_schema};
+use skillbook::runtime::{ResolvedScope, Scope, ScopedSkill, ToolDefinition, ToolSet};
 use skillbook::search::SearchIndex;
 use skillbook::sources::ProvidedSkill;
 use skillbook::{Addressing, Catalog, Discovered, SEARCH_SKILLS, SkillReader};
@@ -477,9 +477,12 @@ impl State {
             catalog = catalog.budget(budget);
         }
         let catalog = catalog.render();
-        let tool = catalog
-            .as_ref()
-            .map(|_| ReadTool::new(resolved.reader().only(|_, visible| visible)));
+        // The library says which tools go with this catalog, and how each is described.
+        let reader = resolved.reader().only(|_, visible| visible);
+        let offered = ToolSet::new(&reader, catalog.as_ref(), SEARCH_SKILLS);
+        let tool = offered
+            .reader()
+            .map(|definition| ReadTool::new(reader, definition));
         if let Some(catalog) = catalog.as_ref().filter(|catalog| catalog.over_budget) {
             tracing::warn!(
                 "the instructions take {} characters, over the budget of {}: even the catalog \
@@ -488,10 +491,9 @@ impl State {
                 builder.instructions_budget.unwrap_or_default()
             );
         }
-        let search = catalog
-            .as_ref()
-            .filter(|catalog| catalog.tier.needs_search())
-            .map(|_| SearchTool::new(resolved.skills().iter().map(entry)));
+        let search = offered
+            .search()
+            .map(|definition| SearchTool::new(resolved.skills().iter().map(entry), definition));
         let listed = listing(resolved.skills().to_vec());
         let served = listed
             .iter()
@@ -665,8 +667,8 @@ pub(crate) struct ReadTool {
 }
 
 impl ReadTool {
-    fn new(reader: SkillReader) -> Self {
-        let tool = read_only_tool(&reader.schema(), "Read a skill file");
+    fn new(reader: SkillReader, definition: &ToolDefinition) -> Self {
+        let tool = read_only_tool(definition, "Read a skill file");
         Self { reader, tool }
     }
 
@@ -680,16 +682,18 @@ impl ReadTool {
     }
 }
 
-/// An MCP tool from the library's definition in OpenAI function shape, marked read-only and
-/// idempotent.
-fn read_only_tool(schema: &Value, title: &str) -> Tool {
-    let function = &schema["function"];
-    let text = |key: &str| function[key].as_str().unwrap_or_default().to_owned();
-    let parameters = match &function["parameters"] {
+/// An MCP tool from the library's definition ([`ToolSet`]), marked read-only and idempotent.
+fn read_only_tool(definition: &ToolDefinition, title: &str) -> Tool {
+    let parameters = match &definition.parameters {
         Value::Object(parameters) => parameters.clone(),
         _ => serde_json::Map::new(),
     };
-    Tool::new(text("name"), text("description"), parameters).with_annotations(
+    Tool::new(
+        definition.name.clone(),
+        definition.description.clone(),
+        parameters,
+    )
+    .with_annotations(
         ToolAnnotations::with_title(title)
             .read_only(true)
             .destructive(false)
@@ -705,8 +709,11 @@ pub(crate) struct SearchTool {
 }
 
 impl SearchTool {
-    fn new<'a>(entries: impl IntoIterator<Item = skillbook::CatalogEntry<'a>>) -> Self {
-        let tool = read_only_tool(&search_schema(SEARCH_SKILLS), "Search the skills");
+    fn new<'a>(
+        entries: impl IntoIterator<Item = skillbook::CatalogEntry<'a>>,
+        definition: &ToolDefinition,
+    ) -> Self {
+        let tool = read_only_tool(definition, "Search the skills");
         Self {
             index: SearchIndex::new(entries),
             tool,

@@ -78,6 +78,7 @@ mod resolver;
 mod scope;
 mod search_tool;
 mod selected;
+mod tools;
 
 pub use error::RuntimeError;
 pub use executor::{ACTIVATE_SKILL, PolicyCall, PolicyDecision, READ_SKILL_FILE, ReadPolicy};
@@ -86,7 +87,8 @@ pub use provider::{Provider, ResponseError, ToolDefinition, portable_tool_name};
 pub use record::RunRecord;
 pub use resolver::{Resolver, Scope};
 pub use scope::{DiskSkill, ResolvedScope, ScopedSkill};
-pub use search_tool::{SEARCH_SKILL_CATALOG, search_call, search_schema};
+pub use search_tool::{SEARCH_SKILL_CATALOG, search_call};
+pub use tools::ToolSet;
 
 use crate::catalog::{READ_FILE, SEARCH_SKILLS};
 
@@ -284,50 +286,73 @@ impl SkillRuntime {
                 request,
             });
         }
-        let reader_name = reader_name(&host_names)?;
-        if self.activate_tool && host_names.contains(&ACTIVATE_SKILL) {
-            return Err(RuntimeError::ToolNameTaken {
-                name: ACTIVATE_SKILL.to_owned(),
-            });
-        }
-        let search_name = search_tool::search_name(&host_names);
-        let catalog = prepared.catalog(
-            &reader_name,
-            search_name.unwrap_or(SEARCH_SKILLS),
-            self.catalog_budget,
-        );
-        // Names alone say too little: the model searches for the rest.
-        let search = match &catalog {
-            Some(catalog) if catalog.tier.needs_search() => {
-                let Some(name) = search_name else {
-                    return Err(RuntimeError::ToolNameConflict {
-                        first: SEARCH_SKILLS.to_owned(),
-                        second: SEARCH_SKILL_CATALOG.to_owned(),
-                    });
-                };
-                Some((name.to_owned(), prepared.search_index()))
-            }
-            _ => None,
-        };
-        let activate = self.activate_tool.then(|| prepared.activate());
-        // The model-visible skills and the selected ones; a manual-only skill that was not
-        // selected stays unreadable.
-        let reader = resolved
-            .reader()
-            .only(move |name, visible| visible || selected.contains(&name.key()));
-        let executor = Executor::new(reader_name, reader, activate, search, self.policy.clone());
+        let (catalog, executor) = self.offer(&prepared, &host_names, selected)?;
+        let definitions = executor.tools().definitions().to_vec();
         let mut tools = request.host_tools.clone();
-        tools.extend(executor.schemas());
+        tools.extend(Provider::OpenAiChat.tools(&definitions));
         Ok(PreparedRun {
             system_prompt: append_to_prompt(&request.system_prompt, catalog.as_ref()),
             tools,
             items: item.into_iter().collect(),
             catalog,
             diagnostics: resolved.diagnostics().to_vec(),
-            definitions: executor.definitions(),
+            definitions,
             executor: Some(executor),
             request,
         })
+    }
+
+    /// The run's catalog and the executor of its tools, for a run that exposes some skill: the
+    /// reader and search tool named around the host's tools (`host_names`), the reader narrowed
+    /// to the model-visible and the `selected` skills.
+    fn offer(
+        &self,
+        prepared: &memo::Prepared,
+        host_names: &[&str],
+        selected: HashSet<String>,
+    ) -> Result<(Option<RenderedCatalog>, Executor), RuntimeError> {
+        let resolved = &prepared.resolved;
+        let reader_name = reader_name(host_names)?;
+        if self.activate_tool && host_names.contains(&ACTIVATE_SKILL) {
+            return Err(RuntimeError::ToolNameTaken {
+                name: ACTIVATE_SKILL.to_owned(),
+            });
+        }
+        let search_name = search_tool::search_name(host_names);
+        let catalog = prepared.catalog(
+            &reader_name,
+            search_name.unwrap_or(SEARCH_SKILLS),
+            self.catalog_budget,
+        );
+        // Names alone say too little: the model searches for the rest, under a name of its own.
+        if catalog
+            .as_ref()
+            .is_some_and(|catalog| catalog.tier.needs_search())
+            && search_name.is_none()
+        {
+            return Err(RuntimeError::ToolNameConflict {
+                first: SEARCH_SKILLS.to_owned(),
+                second: SEARCH_SKILL_CATALOG.to_owned(),
+            });
+        }
+        // The model-visible skills and the selected ones; a manual-only skill that was not
+        // selected stays unreadable. The reader is offered under the name this run gives it.
+        let reader = resolved
+            .reader()
+            .only(move |name, visible| visible || selected.contains(&name.key()));
+        let options = reader.options().clone().with_tool_name(reader_name);
+        let reader = reader.with_options(options);
+        let offered = ToolSet::new(
+            &reader,
+            catalog.as_ref(),
+            search_name.unwrap_or(SEARCH_SKILLS),
+        );
+        let search = offered.search().map(|_| prepared.search_index());
+        let mut executor = Executor::new(reader, offered, search, self.policy.clone());
+        if self.activate_tool {
+            executor = executor.with_activate(prepared.activate());
+        }
+        Ok((catalog, executor))
     }
 }
 

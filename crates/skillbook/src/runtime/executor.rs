@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::catalog::{READ_FILE, SEARCH_SKILLS};
 use crate::error::{ErrorCode, error_json};
 use crate::format::SkillName;
 use crate::read::SkillReader;
@@ -14,10 +15,9 @@ use crate::read::skill_instructions;
 use crate::search::SearchIndex;
 
 use super::messages::{ToolCall, ToolResult};
-use super::provider::ToolDefinition;
 use super::scope::whole_skill_text;
-use super::search_tool::{search_call, search_schema};
-use crate::catalog::{READ_FILE, SEARCH_SKILLS};
+use super::search_tool::search_call;
+use super::tools::ToolSet;
 
 /// The reader's name when the host already owns `read_file`.
 pub const READ_SKILL_FILE: &str = "read_skill_file";
@@ -62,14 +62,17 @@ where
     }
 }
 
-/// Executes the reader (and the fallback tool) for one run.
+/// Executes the run's own tools — the reader, the search tool and the fallback tool, as its
+/// [`ToolSet`] offers them — for one run.
 pub(crate) struct Executor {
-    name: String,
+    /// Reads the exposed skills; its options name the reader as the run offers it.
     reader: SkillReader,
+    /// The tools offered.
+    tools: ToolSet,
     /// The skills `activate_skill` offers, by name, with their directory as the marker shows it.
     activate: Option<Arc<BTreeMap<SkillName, String>>>,
-    /// The search tool's name and index, when the run offers it.
-    search: Option<(String, Arc<SearchIndex>)>,
+    /// The index the search tool searches, when the run offers it.
+    search: Option<Arc<SearchIndex>>,
     policy: Option<Arc<dyn ReadPolicy>>,
 }
 
@@ -77,72 +80,62 @@ impl fmt::Debug for Executor {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter
             .debug_struct("Executor")
-            .field("name", &self.name)
             .field("reader", &self.reader)
-            .field("search", &self.search.as_ref().map(|(name, _)| name))
+            .field("tools", &self.tools)
             .finish_non_exhaustive()
     }
 }
 
 impl Executor {
-    /// An executor reading through `reader` (the exposed skills only); `activate` lists the
-    /// model-visible skills the fallback tool offers, with their directories; `search` is the
-    /// search tool's name and index when the run offers it.
+    /// An executor reading through `reader` (the exposed skills only, named as the run offers
+    /// the reader) the tools `tools` offers, with the search tool searching `search` when it is
+    /// offered.
     pub(crate) fn new(
-        name: String,
         reader: SkillReader,
-        activate: Option<Arc<BTreeMap<SkillName, String>>>,
-        search: Option<(String, Arc<SearchIndex>)>,
+        tools: ToolSet,
+        search: Option<Arc<SearchIndex>>,
         policy: Option<Arc<dyn ReadPolicy>>,
     ) -> Self {
-        // The reader's schema offers it under the name this run gives it.
-        let options = reader.options().clone().with_tool_name(name.as_str());
         Executor {
-            name,
-            reader: reader.with_options(options),
-            activate,
-            search,
+            reader,
+            search: tools.search().and(search),
+            tools,
+            activate: None,
             policy,
         }
     }
 
-    /// The search tool's name, when the run offers it.
-    pub(crate) fn search_name(&self) -> Option<&str> {
-        self.search.as_ref().map(|(name, _)| name.as_str())
+    /// Also offers `activate_skill` for `skills` (the model-visible skills, with their
+    /// directories as the marker shows them).
+    pub(crate) fn with_activate(mut self, skills: Arc<BTreeMap<SkillName, String>>) -> Self {
+        self.tools = self.tools.with_activate(skills.keys());
+        self.activate = Some(skills);
+        self
     }
 
+    /// The search tool's name, when the run offers it.
+    pub(crate) fn search_name(&self) -> Option<&str> {
+        self.tools.search().map(|search| search.name.as_str())
+    }
+
+    /// The reader's name.
     pub(crate) fn name(&self) -> &str {
-        &self.name
+        self.reader.options().tool_name()
+    }
+
+    /// The tools offered.
+    pub(crate) fn tools(&self) -> &ToolSet {
+        &self.tools
     }
 
     pub(crate) fn handles(&self, tool: &str) -> bool {
-        tool == self.name
+        tool == self.name()
             || (self.activate.is_some() && tool == ACTIVATE_SKILL)
             || self.search_name() == Some(tool)
     }
 
-    /// The reader's schema, and the fallback tool's when it is on.
-    pub(crate) fn schemas(&self) -> Vec<Value> {
-        let mut schemas = vec![self.reader.schema()];
-        if let Some((name, _)) = &self.search {
-            schemas.push(search_schema(name));
-        }
-        if let Some(skills) = &self.activate {
-            schemas.push(activate_schema(skills.keys()));
-        }
-        schemas
-    }
-
-    /// The same tools as [`Executor::schemas`], in no provider's shape.
-    pub(crate) fn definitions(&self) -> Vec<ToolDefinition> {
-        self.schemas()
-            .iter()
-            .filter_map(ToolDefinition::from_tool)
-            .collect()
-    }
-
     pub(crate) fn execute(&self, call: &ToolCall) -> ToolResult {
-        let canonical = if call.name == self.name {
+        let canonical = if call.name == self.name() {
             READ_FILE
         } else if self.search_name() == Some(call.name.as_str()) {
             SEARCH_SKILLS
@@ -152,7 +145,8 @@ impl Executor {
             let message = format!(
                 "unsupported tool `{}`: this executor only runs `{}`; route other tools to the \
                  host",
-                call.name, self.name
+                call.name,
+                self.name()
             );
             return error_result(call, ErrorCode::UnsupportedTool, &message);
         };
@@ -171,7 +165,7 @@ impl Executor {
         if canonical == ACTIVATE_SKILL {
             return self.activate(call);
         }
-        if let (SEARCH_SKILLS, Some((_, index))) = (canonical, &self.search) {
+        if let (SEARCH_SKILLS, Some(index)) = (canonical, &self.search) {
             let (content, is_error) = match search_call(index, &call.arguments) {
                 Ok(results) => (results, false),
                 Err(error) => (error, true),
@@ -240,24 +234,4 @@ fn error_result(call: &ToolCall, code: ErrorCode, message: &str) -> ToolResult {
         is_error: true,
         skill: None,
     }
-}
-
-fn activate_schema<'a>(names: impl Iterator<Item = &'a SkillName>) -> Value {
-    let names: Vec<&str> = names.map(SkillName::as_str).collect();
-    json!({
-        "type": "function",
-        "function": {
-            "name": ACTIVATE_SKILL,
-            "description": "Load a skill's instructions by name. Use it when a task matches a \
-                            skill in the catalog; then follow the instructions it returns.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "enum": names, "description": "The skill to load."}
-                },
-                "required": ["name"],
-                "additionalProperties": false
-            }
-        }
-    })
 }

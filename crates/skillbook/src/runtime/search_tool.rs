@@ -1,6 +1,6 @@
 //! The `search_skills` tool (SPEC §12): offered next to the reader when the catalog lists too
-//! little to choose from (from [`crate::Tier::NamesOnly`] on). The runtime and the MCP server
-//! both call it through [`search_call`].
+//! little to choose from (from [`crate::Tier::NamesOnly`] on; see [`super::ToolSet`], which
+//! also describes it). The runtime and the MCP server both call it through [`search_call`].
 
 use serde_json::{Value, json};
 
@@ -10,41 +10,6 @@ use crate::search::{DEFAULT_LIMIT, MAX_LIMIT, SearchIndex};
 
 /// The search tool's name when the host already owns `search_skills`.
 pub const SEARCH_SKILL_CATALOG: &str = "search_skill_catalog";
-
-const DESCRIPTION: &str = "Find the skills that match a task. Describe the task in a few words \
-    (what the user wants done, not a skill name you guess); the result lists the best matching \
-    skills, best first, each with its name, description, location and a score. Then read the \
-    chosen skill's SKILL.md at its location with the reader tool.";
-
-/// The tool definition in OpenAI function shape, named `name`.
-pub fn search_schema(name: &str) -> Value {
-    json!({
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": DESCRIPTION,
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "query": {
-                        "type": "string",
-                        "description": "The task, in a few words."
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": MAX_LIMIT,
-                        "description": format!(
-                            "The most skills to return (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})."
-                        )
-                    }
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            }
-        }
-    })
-}
 
 /// Runs one search call with the model's arguments (an object, or its JSON text):
 /// `{"results": [{"name", "description", "location", "score"}]}`, best first, ties by name.
