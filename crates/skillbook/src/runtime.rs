@@ -348,7 +348,13 @@ impl SkillRuntime {
             search_name.unwrap_or(SEARCH_SKILLS),
         );
         let search = offered.search().map(|_| prepared.search_index());
-        let mut executor = Executor::new(reader, offered, search, self.policy.clone());
+        let mut executor = Executor::new(
+            reader,
+            resolved.skill_file_bytes(),
+            offered,
+            search,
+            self.policy.clone(),
+        );
         if self.activate_tool {
             executor = executor.with_activate(prepared.activate());
         }

@@ -67,6 +67,8 @@ where
 pub(crate) struct Executor {
     /// Reads the exposed skills; its options name the reader as the run offers it.
     reader: SkillReader,
+    /// The most bytes of a skill file `activate_skill` returns whole.
+    skill_file_bytes: u64,
     /// The tools offered.
     tools: ToolSet,
     /// The skills `activate_skill` offers, by name, with their directory as the marker shows it.
@@ -92,12 +94,14 @@ impl Executor {
     /// offered.
     pub(crate) fn new(
         reader: SkillReader,
+        skill_file_bytes: u64,
         tools: ToolSet,
         search: Option<Arc<SearchIndex>>,
         policy: Option<Arc<dyn ReadPolicy>>,
     ) -> Self {
         Executor {
             reader,
+            skill_file_bytes,
             search: tools.search().and(search),
             tools,
             activate: None,
@@ -213,7 +217,7 @@ impl Executor {
             return error_result(call, ErrorCode::NotFound, &message);
         };
         // The whole SKILL.md, within the scope's size limit, as a selected skill is.
-        match whole_skill_text(&self.reader, name) {
+        match whole_skill_text(&self.reader, name, self.skill_file_bytes) {
             Ok(text) => ToolResult {
                 tool_call_id: call.id.clone(),
                 name: call.name.clone(),

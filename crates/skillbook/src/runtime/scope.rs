@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::catalog::CatalogEntry;
 use crate::diagnostic::Diagnostic;
-use crate::discovery::{Discovered, DiscoveryCache};
+use crate::discovery::{Discovered, DiscoveryCache, Limits};
 use crate::format::{SkillName, name_key};
 use crate::paths;
 use crate::read::{Addressing, ReadError, ReadOptions, SkillReader};
@@ -154,6 +154,8 @@ pub struct ResolvedScope {
     found: Arc<Discovered>,
     /// Reads every skill of the scope.
     reader: SkillReader,
+    /// The most bytes of a skill file read whole (the scope's [`Limits::max_file_bytes`]).
+    skill_file_bytes: u64,
     /// The position of each skill, by name key.
     by_key: HashMap<String, usize>,
 }
@@ -190,6 +192,14 @@ impl ResolvedScope {
     #[must_use]
     pub fn reader(&self) -> &SkillReader {
         &self.reader
+    }
+
+    /// The most bytes of a skill file read whole — for a selected skill, `activate_skill` or a
+    /// duplicate check — which is the scope's [`Limits::max_file_bytes`]: a larger skill file is
+    /// refused, never cut. The read tool has its own limit ([`ReadOptions::max_file_bytes`]).
+    #[must_use]
+    pub fn skill_file_bytes(&self) -> u64 {
+        self.skill_file_bytes
     }
 
     /// The skills and the diagnostics, taken out of the result.
@@ -236,10 +246,9 @@ impl Scope {
                 })
             })
             .collect();
-        // Every read of the scope's skills keeps to the one size limit discovery kept to.
-        let options = ReadOptions::default()
-            .with_addressing(self.addressing())
-            .with_max_file_bytes(Some(self.limits().max_file_bytes));
+        // The read tool keeps its own limit (files are read a segment at a time); a skill file
+        // read whole keeps to the one discovery kept to ([`whole_skill_text`]).
+        let options = ReadOptions::default().with_addressing(self.addressing());
         let mut disk_reader = SkillReader::new(&found).with_options(options);
         if let Some(keys) = &enabled {
             let keys: HashSet<String> = keys.iter().cloned().collect();
@@ -257,7 +266,7 @@ impl Scope {
             check_provided(provided, self, found.read_roots())?;
             let key = provided.name().key();
             if let Some(&position) = index.get(&key) {
-                if same_content(&skills[position], provided, &disk_reader)? {
+                if same_content(&skills[position], provided, &disk_reader, self.limits())? {
                     continue;
                 }
                 return Err(RuntimeError::DuplicateSkill {
@@ -278,6 +287,7 @@ impl Scope {
             skills,
             diagnostics: found.diagnostics().to_vec(),
             reader,
+            skill_file_bytes: self.limits().max_file_bytes,
             found,
             by_key,
         })
@@ -319,6 +329,7 @@ fn same_content(
     existing: &ScopedSkill,
     provided: &ProvidedSkill,
     disk: &SkillReader,
+    limits: Limits,
 ) -> Result<bool, RuntimeError> {
     Ok(match existing {
         ScopedSkill::Provided(other) => other.same_content(provided),
@@ -327,7 +338,7 @@ fn same_content(
                 return Ok(false);
             }
             // A provided skill fits the limit (checked before), so one over it differs.
-            match whole_skill_text(disk, skill.skill().name()) {
+            match whole_skill_text(disk, skill.skill().name(), limits.max_file_bytes) {
                 Ok(text) => text == provided.skill_md(),
                 Err(ReadError::TooLarge { .. }) => false,
                 Err(source) => {
@@ -343,12 +354,15 @@ fn same_content(
 }
 
 /// The whole text of the skill file of `name` (invalid UTF-8 replaced), refused as too large
-/// over `reader`'s size limit — the scope's [`Limits::max_file_bytes`](crate::Limits) — and
-/// never cut to fit: the one rule for a selected skill, `activate_skill` and a duplicate check.
-pub(super) fn whole_skill_text(reader: &SkillReader, name: &str) -> Result<String, ReadError> {
+/// over `limit` — the scope's [`Limits::max_file_bytes`](crate::Limits) — and never cut to fit:
+/// the one rule for a selected skill, `activate_skill` and a duplicate check.
+pub(super) fn whole_skill_text(
+    reader: &SkillReader,
+    name: &str,
+    limit: u64,
+) -> Result<String, ReadError> {
     let opened = reader.open_in(name, uri::SKILL_FILE)?;
     let path = PathBuf::from(opened.path());
-    let limit = reader.options().max_file_bytes().unwrap_or(u64::MAX);
     if opened.size() > limit {
         return Err(ReadError::TooLarge {
             path,

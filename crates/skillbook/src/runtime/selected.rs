@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use crate::catalog::escape_xml;
 use crate::format::name_key;
 use crate::frontmatter;
-use crate::read::SkillReader;
 
 use super::messages::ContextItem;
 use super::scope::{ResolvedScope, ScopedSkill, whole_skill_text};
@@ -34,7 +33,7 @@ pub(super) fn select<'a>(
                 name: name.trim().to_owned(),
                 available: available(resolved),
             })?;
-        bodies.push(wrapped_body(skill, resolved.reader(), limits)?);
+        bodies.push(wrapped_body(skill, resolved, limits)?);
         chosen.push(skill);
     }
     if chosen.is_empty() {
@@ -74,11 +73,11 @@ fn available(resolved: &ResolvedScope) -> String {
 /// file against the scope's size limit, the body against `limits`.
 fn wrapped_body(
     skill: &ScopedSkill,
-    reader: &SkillReader,
+    resolved: &ResolvedScope,
     limits: SelectedLimits,
 ) -> Result<String, RuntimeError> {
-    let text =
-        whole_skill_text(reader, skill.name()).map_err(|source| RuntimeError::SkillUnreadable {
+    let text = whole_skill_text(resolved.reader(), skill.name(), resolved.skill_file_bytes())
+        .map_err(|source| RuntimeError::SkillUnreadable {
             name: skill.name().to_string(),
             path: PathBuf::from(skill.location()),
             source,
