@@ -66,8 +66,8 @@ impl Default for ResourceLimits {
     }
 }
 
-/// Configures a [`SkillServer`] for a [`Scope`]. Each setter documents its default;
-/// [`ServerBuilder::build`] can be called more than once.
+/// Configures a [`SkillServer`] for a [`Scope`]. Each setter takes and returns the builder and
+/// documents its default; [`ServerBuilder::build`] can be called more than once.
 #[derive(Debug, Clone)]
 pub struct ServerBuilder {
     scope: Scope,
@@ -97,8 +97,9 @@ impl ServerBuilder {
     /// paths, or by `skill://` URI only (the scope's [`Scope::addressing`]: paths for a
     /// workspace scope, URIs for a tenant's). A server that others reach over the network uses
     /// [`Addressing::SkillUris`] so that nothing it answers reveals how its disk is laid out.
-    pub fn addressing(&mut self, addressing: Addressing) -> &mut Self {
-        self.scope = self.scope.clone().with_addressing(addressing);
+    #[must_use]
+    pub fn addressing(mut self, addressing: Addressing) -> Self {
+        self.scope = self.scope.with_addressing(addressing);
         self
     }
 
@@ -106,26 +107,30 @@ impl ServerBuilder {
     /// Over it the catalog degrades in tiers ([`skillbook::Tier`]); from names-only on, the
     /// server lists the `search_skills` tool next to `read_file`. Default
     /// [`DEFAULT_INSTRUCTIONS_BUDGET`].
-    pub fn instructions_budget(&mut self, characters: Option<usize>) -> &mut Self {
+    #[must_use]
+    pub fn instructions_budget(mut self, characters: Option<usize>) -> Self {
         self.instructions_budget = characters;
         self
     }
 
     /// Entries per page of the paged methods. Default [`DEFAULT_PAGE_SIZE`]; `0` counts as 1.
-    pub fn page_size(&mut self, entries: usize) -> &mut Self {
+    #[must_use]
+    pub fn page_size(mut self, entries: usize) -> Self {
         self.page_size = entries.max(1);
         self
     }
 
     /// What one skill may serve. Default [`ResourceLimits::default`].
-    pub fn limits(&mut self, limits: ResourceLimits) -> &mut Self {
+    #[must_use]
+    pub fn limits(mut self, limits: ResourceLimits) -> Self {
         self.limits = limits;
         self
     }
 
     /// How many requests may read the disk at once; the others wait. Default
     /// [`DEFAULT_CONCURRENCY`]; `0` counts as 1.
-    pub fn concurrency(&mut self, requests: usize) -> &mut Self {
+    #[must_use]
+    pub fn concurrency(mut self, requests: usize) -> Self {
         self.concurrency = requests.max(1);
         self
     }
@@ -136,7 +141,8 @@ impl ServerBuilder {
     /// character asked for. Default [`DEFAULT_READ_BUDGET`] (32 MiB); an answer larger than the
     /// budget takes all of it. Over HTTP the endpoint's limits apply instead (its tenant's
     /// share and the server's whole, see `http::TenantLimits`).
-    pub fn read_budget(&mut self, bytes: u64) -> &mut Self {
+    #[must_use]
+    pub fn read_budget(mut self, bytes: u64) -> Self {
         self.read_budget = bytes;
         self
     }

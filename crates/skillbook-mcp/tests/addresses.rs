@@ -25,7 +25,7 @@ type Client = RunningService<RoleClient, ()>;
 
 async fn uri_server(tree: &Tree, budget: Option<usize>) -> Client {
     let mut builder = tree.builder();
-    builder
+    builder = builder
         .addressing(Addressing::SkillUris)
         .instructions_budget(budget);
     connect(builder.build().unwrap()).await

@@ -123,7 +123,7 @@ async fn search_comes_and_goes_with_the_catalog_tier_and_says_so() {
     let tree = Tree::empty();
     tree.write("pdf/SKILL.md", "---\nname: pdf\ndescription: PDF.\n---\n");
     let mut builder = tree.builder();
-    builder.instructions_budget(Some(1_500));
+    builder = builder.instructions_budget(Some(1_500));
     let (client, mut notifications) = serve_with(builder).await;
     assert_eq!(tool_names(&client).await, ["read_file"]);
 

@@ -651,7 +651,7 @@ async fn pipelined_reads_wait_for_the_budget_and_all_complete() {
     let tree = Tree::standard();
     let mut builder = tree.builder();
     // Smaller than any file: each read takes the whole budget until its answer is written.
-    builder.read_budget(1).concurrency(2);
+    builder = builder.read_budget(1).concurrency(2);
     let server = builder.build().unwrap();
     let (server_side, client_side) = tokio::io::duplex(1 << 16);
     tokio::spawn(skillbook_mcp::serve(server, server_side));
@@ -779,7 +779,7 @@ async fn past_the_instructions_budget_the_catalog_shrinks_and_search_is_offered(
 
     // Without a budget the whole catalog is sent and there is nothing to search.
     let mut builder = tree.builder();
-    builder.instructions_budget(None);
+    builder = builder.instructions_budget(None);
     let client = connect(builder.build().unwrap()).await;
     let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
     assert!(instructions.chars().count() > skillbook_mcp::DEFAULT_INSTRUCTIONS_BUDGET);

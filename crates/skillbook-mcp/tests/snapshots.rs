@@ -130,7 +130,7 @@ async fn tools_list() {
 async fn tools_list_with_search() {
     let tree = Tree::standard();
     let mut builder = tree.builder();
-    builder.instructions_budget(Some(1));
+    builder = builder.instructions_budget(Some(1));
     let request = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     insta::assert_snapshot!(
         "tools_list_with_search",

@@ -13,7 +13,7 @@ use crate::settings;
 
 pub(crate) fn run(common: &CommonArgs, args: &McpArgs) -> anyhow::Result<Outcome> {
     let mut builder = ServerBuilder::new(settings::scope(common));
-    builder.instructions_budget((!args.no_budget).then_some(args.budget));
+    builder = builder.instructions_budget((!args.no_budget).then_some(args.budget));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -628,7 +628,7 @@ impl TenantConfig {
         }
         let scope = Scope::tenant(&self.base, &self.directories).with_provided(provided);
         let mut builder = ServerBuilder::new(scope);
-        builder
+        builder = builder
             .addressing(Addressing::SkillUris)
             .instructions_budget(settings.instructions_budget)
             .page_size(settings.page_size);
