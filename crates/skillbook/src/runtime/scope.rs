@@ -148,7 +148,7 @@ impl ScopedSkill {
 pub struct ResolvedScope {
     /// The skills, discovered ones first in discovery order, then provided ones.
     skills: Vec<ScopedSkill>,
-    /// Problems met while discovering.
+    /// Problems met while discovering, then those of reading each provided skill served.
     diagnostics: Vec<Diagnostic>,
     /// The discovery the disk skills come from.
     found: Arc<Discovered>,
@@ -175,7 +175,9 @@ impl ResolvedScope {
         &self.skills
     }
 
-    /// Problems met while discovering.
+    /// Problems met while discovering, then those met reading each provided skill the scope
+    /// serves ([`ProvidedSkill::diagnostics`]: a name it could not take, a front matter
+    /// repaired), so a provided skill's problems reach the host as a disk skill's do.
     #[must_use]
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
@@ -283,9 +285,15 @@ impl Scope {
             ScopedSkill::Provided(provided) => Some(provided.clone()),
             ScopedSkill::Disk(_) => None,
         }));
+        let mut diagnostics = found.diagnostics().to_vec();
+        for skill in &skills {
+            if let ScopedSkill::Provided(provided) = skill {
+                diagnostics.extend_from_slice(provided.diagnostics());
+            }
+        }
         Ok(ResolvedScope {
             skills,
-            diagnostics: found.diagnostics().to_vec(),
+            diagnostics,
             reader,
             skill_file_bytes: self.limits().max_file_bytes,
             found,

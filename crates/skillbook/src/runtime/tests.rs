@@ -469,6 +469,39 @@ fn provided(name: &str, body: &str) -> ProvidedSkill {
     .unwrap()
 }
 
+/// A provided skill's own problems (here a name it cannot take) reach the run as a disk
+/// skill's do, and only for skills the scope serves.
+#[test]
+fn a_provided_skills_diagnostics_are_the_runs() {
+    let fixture = Fixture::new();
+    let (skills, refused) = crate::sources::from_files(
+        [
+            (
+                "broken/SKILL.md".to_owned(),
+                std::sync::Arc::from(b"---\nname: a/b\ndescription: Broken.\n---\n".as_slice()),
+            ),
+            (
+                "off/SKILL.md".to_owned(),
+                std::sync::Arc::from(b"---\nname: c/d\ndescription: Off.\n---\n".as_slice()),
+            ),
+        ],
+        crate::sources::Origin::Provided,
+    );
+    assert!(refused.is_empty(), "{refused:?}");
+    let scope = Scope::workspace(fixture.workspace.path())
+        .with_provided(skills)
+        .with_enabled(["broken"]);
+    let run = SkillRuntime::new(Resolver::fixed(scope))
+        .prepare(RunRequest::new(""))
+        .unwrap();
+    let reported: Vec<String> = run
+        .diagnostics
+        .iter()
+        .map(|diagnostic| format!("{} {}", diagnostic.code.as_str(), diagnostic.path.display()))
+        .collect();
+    assert_eq!(reported, ["unusable_name broken/SKILL.md"]);
+}
+
 #[test]
 fn provided_skills_are_served_from_memory_by_uri() {
     let fixture = Fixture::new();
