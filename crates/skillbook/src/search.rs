@@ -335,6 +335,44 @@ mod tests {
             .map(|ranking| SearchIndex::with_ranking(entries.iter().cloned(), ranking))
     }
 
+    /// Chinese, Japanese and Korean are written without spaces between words: a query in one
+    /// finds the skill described in it with no Latin word in common, and a query mixing
+    /// scripts (or written in full-width letters) finds the English skill it names.
+    #[test]
+    fn queries_in_chinese_japanese_and_korean_find_their_skills() {
+        let entries = [
+            entry(
+                "pdf",
+                "Extract text and tables from PDF files, and fill PDF forms.",
+            ),
+            entry("meeting-notes", "整理会议记录，生成会议纪要和待办事项。"),
+            entry("invoice", "請求書を作成して、取引先にメールで送信します。"),
+            entry(
+                "minutes-ko",
+                "회의록을 요약하고 결정 사항과 할 일을 정리합니다.",
+            ),
+            entry("slides", "Build a slide deck from an outline."),
+            entry("translate", "Translate documents between languages."),
+        ];
+        for ranking in [Ranking::Default, Ranking::Words, Ranking::Bm25] {
+            let index = SearchIndex::with_ranking(entries.iter().cloned(), ranking);
+            for (query, expected) in [
+                ("帮我整理一下今天的会议记录", "meeting-notes"),
+                ("取引先への請求書を作って", "invoice"),
+                ("어제 회의록 요약해줘", "minutes-ko"),
+                ("이 PDF에서 표를 추출해줘", "pdf"),
+                ("ＰＤＦの表を抽出して", "pdf"),
+            ] {
+                let found = names(&index, query, 3);
+                assert_eq!(
+                    found.first().map(String::as_str),
+                    Some(expected),
+                    "{ranking:?}: {query} found {found:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_index_can_be_shared_between_threads() {
         fn shareable<T: Send + Sync + Clone + fmt::Debug>() {}

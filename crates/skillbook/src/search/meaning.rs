@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use super::text::fold_accents;
+use super::text::{fold_accents, is_cjk};
 
 /// Words longer than this (in characters) have no meaning here (as in the vocabulary's own
 /// tokenizer).
@@ -206,9 +206,15 @@ fn normalize(vector: &mut [f32]) -> bool {
 
 /// The lower-case words of `text` (runs of letters and digits) without their accents, and each
 /// other character that is not a space, on its own: `Don't!` → `don`, `'`, `t`, `!`;
-/// `Résumé` → `resume`.
+/// `Résumé` → `resume`. Chinese, Japanese and Korean characters are left out: the model's
+/// vocabulary is English, and their few pieces in it would pull every text in one script
+/// together, so such text is found by its words alone ([`super::text::words`]).
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    let mut characters = text.chars().flat_map(char::to_lowercase).peekable();
+    let mut characters = text
+        .chars()
+        .map(|character| if is_cjk(character) { ' ' } else { character })
+        .flat_map(char::to_lowercase)
+        .peekable();
     std::iter::from_fn(move || {
         loop {
             let character = characters.next()?;

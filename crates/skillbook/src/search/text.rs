@@ -1,25 +1,91 @@
 //! Text to terms: the two tokenizations of skill search.
 //!
 //! - [`words`]: lower-case runs of letters and digits, nothing more (the plain BM25 baseline).
+//!   Full-width forms are folded first (`ＰＤＦ` is `pdf`), and Chinese, Japanese and Korean,
+//!   which are written without spaces between words (or with particles attached, as Korean
+//!   is), are cut as Lucene's CJK analyzer cuts them: each run of such characters gives every
+//!   pair of neighbours (`会议记录` → `会议`, `议记`, `记录`; a run of one character gives
+//!   that character), and a run never joins a word in another script (`PDF에서` → `pdf`,
+//!   `에서`). Single characters would match every text in the script on its particles.
 //! - [`terms`]: the same words with accents folded, one-letter words and English stop words
-//!   dropped, each reduced to its stem by [`stem`] (skillbook's ranking).
+//!   dropped, each reduced to its stem by [`stem`] (skillbook's ranking); the pairs of a CJK
+//!   run are kept as they are.
 //!
 //! The stemmer is Porter's algorithm of 1980 ("An algorithm for suffix stripping"), as in his
 //! reference implementation; it stems lower-case ASCII words and leaves any other word as it is.
 
+use std::borrow::Cow;
+
 use unicode_normalization::UnicodeNormalization;
 
-/// Lower-case runs of letters and digits, in order.
+/// Lower-case runs of letters and digits, in order, with full-width forms folded and each run
+/// of CJK characters cut into its neighbouring pairs (see the module).
 pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
+    let text: Cow<'_, str> = if text.is_ascii() {
+        Cow::Borrowed(text)
+    } else {
+        // Compatibility forms, full-width letters among them, as their plain letters.
+        Cow::Owned(text.nfkc().collect())
+    };
+    let mut found = Vec::new();
+    for run in text.split(|c: char| !c.is_alphanumeric()) {
+        let mut start = 0;
+        let mut in_cjk = None;
+        for (at, character) in run.char_indices() {
+            let cjk = is_cjk(character);
+            if let Some(was) = in_cjk
+                && was != cjk
+            {
+                push_piece(&run[start..at], was, &mut found);
+                start = at;
+            }
+            in_cjk = Some(cjk);
+        }
+        if let Some(cjk) = in_cjk {
+            push_piece(&run[start..], cjk, &mut found);
+        }
+    }
+    found.into_iter()
+}
+
+/// Adds one piece of a run: a word lower-cased, or a CJK run's pairs (or its one character).
+fn push_piece(piece: &str, cjk: bool, found: &mut Vec<String>) {
+    if !cjk {
+        found.push(piece.to_lowercase());
+        return;
+    }
+    let characters: Vec<char> = piece.chars().collect();
+    if characters.len() == 1 {
+        found.push(piece.to_owned());
+    }
+    found.extend(characters.windows(2).map(|pair| pair.iter().collect()));
+}
+
+/// Whether `character` is written without spaces between words: Han ideographs, kana, Hangul.
+pub(crate) fn is_cjk(character: char) -> bool {
+    matches!(u32::from(character),
+        0x1100..=0x11FF // Hangul Jamo
+        | 0x3040..=0x30FF // Hiragana, Katakana
+        | 0x3130..=0x318F // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF // Katakana phonetic extensions
+        | 0x3400..=0x4DBF // CJK extension A
+        | 0x4E00..=0x9FFF // CJK unified ideographs
+        | 0xA960..=0xA97F // Hangul Jamo extended A
+        | 0xAC00..=0xD7FF // Hangul syllables, Jamo extended B
+        | 0xF900..=0xFAFF // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F // half-width Katakana
+        | 0x20000..=0x3134F // CJK extensions B to G
+    )
 }
 
 /// The search terms of `text`, in order, repeats kept: words with accents folded, stop words and
-/// one-letter words dropped, stemmed.
+/// one-letter words dropped, stemmed; CJK pairs (and lone characters) as they are.
 pub(crate) fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
     words(text).filter_map(|word| {
+        if word.chars().next().is_some_and(is_cjk) {
+            // Folding would take kana's voicing marks and cut Hangul into letters.
+            return Some(word);
+        }
         let word = fold_accents(word);
         (word.chars().nth(1).is_some() && !is_stop_word(&word)).then(|| stem(&word))
     })
@@ -361,6 +427,20 @@ mod tests {
         assert_eq!(found, ["fix", "resum", "pdf"]);
         let plain: Vec<String> = words("Zoom-Automation: v2.0").collect();
         assert_eq!(plain, ["zoom", "automation", "v2", "0"]);
+    }
+
+    #[test]
+    fn cjk_runs_give_their_pairs_and_never_join_another_script() {
+        let chinese: Vec<String> = words("整理会议记录").collect();
+        assert_eq!(chinese, ["整理", "理会", "会议", "议记", "记录"]);
+        let korean: Vec<String> = terms("이 PDF에서 표를 추출해줘").collect();
+        assert_eq!(
+            korean,
+            ["이", "pdf", "에서", "표를", "추출", "출해", "해줘"]
+        );
+        // Full-width letters are plain letters; kana keep their voicing marks.
+        let japanese: Vec<String> = terms("ＰＤＦのデータ").collect();
+        assert_eq!(japanese, ["pdf", "のデ", "デー", "ータ"]);
     }
 
     #[test]
