@@ -1,0 +1,645 @@
+//! Adding skills from a source into a target's skills folder, and removing them.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use skillbook::check::{Checker, Mode};
+use skillbook::{Diagnostic, Discovery, Home, Severity};
+
+use crate::error::PackageError;
+use crate::lock::{LOCK_FILE_NAME, Lock, NewEntry, normalize, portable_local_source};
+use crate::snapshot::{FolderLimits, LeftOut, Snapshot, below, is_safe_name};
+
+/// Where skills are installed: a skills folder and the lock that records them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    skills_folder: PathBuf,
+    lock_path: PathBuf,
+}
+
+impl Target {
+    /// A workspace: skills in `<workspace>/.agents/skills`, the lock in
+    /// `<workspace>/skills-lock.json` (where the `skills` tool keeps it).
+    pub fn workspace(workspace: impl AsRef<Path>) -> Target {
+        let workspace = workspace.as_ref();
+        Target {
+            skills_folder: workspace.join(".agents").join("skills"),
+            lock_path: workspace.join(LOCK_FILE_NAME),
+        }
+    }
+
+    /// A home (`--global`): skills in `<home>/.agents/skills`, the lock in
+    /// `<home>/.agents/skills-lock.json`.
+    pub fn global(home: impl AsRef<Path>) -> Target {
+        let agents = home.as_ref().join(".agents");
+        Target {
+            skills_folder: agents.join("skills"),
+            lock_path: agents.join(LOCK_FILE_NAME),
+        }
+    }
+
+    /// The folder skills are installed into.
+    pub fn skills_folder(&self) -> &Path {
+        &self.skills_folder
+    }
+
+    /// The lock file.
+    pub fn lock_path(&self) -> &Path {
+        &self.lock_path
+    }
+
+    fn lock_folder(&self) -> &Path {
+        self.lock_path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// Refuses a skills folder that is, or sits in, a symbolic link; creates it when missing.
+    fn prepare(&self) -> Result<(), PackageError> {
+        for path in [
+            self.skills_folder.parent(),
+            Some(self.skills_folder.as_path()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_symlink()) {
+                return Err(PackageError::TargetIsLink {
+                    path: path.to_path_buf(),
+                });
+            }
+        }
+        fs::create_dir_all(&self.skills_folder)
+            .map_err(|error| PackageError::io(&self.skills_folder, error))
+    }
+}
+
+/// Where skills come from. Only local folders so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Source {
+    /// A folder holding skills (or a skill folder itself).
+    Local(PathBuf),
+}
+
+impl Source {
+    /// A local folder (made absolute against the current directory).
+    pub fn local(path: impl AsRef<Path>) -> Source {
+        let path = path.as_ref();
+        Source::Local(normalize(
+            &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+        ))
+    }
+
+    /// Reads a source as typed by a user. A local folder is an absolute path or one starting
+    /// with `./` or `../` (or `.`, `..`), as the `skills` tool decides; relative paths resolve
+    /// against `current_directory`.
+    ///
+    /// # Errors
+    ///
+    /// [`PackageError::UnsupportedSource`] for anything else (git URLs, `owner/repo`).
+    pub fn parse(input: &str, current_directory: &Path) -> Result<Source, PackageError> {
+        let local = Path::new(input).is_absolute()
+            || input.starts_with("./")
+            || input.starts_with("../")
+            || input == "."
+            || input == "..";
+        if local {
+            Ok(Source::local(current_directory.join(input)))
+        } else {
+            Err(PackageError::UnsupportedSource {
+                input: input.to_owned(),
+            })
+        }
+    }
+
+    fn folder(&self) -> &Path {
+        match self {
+            Source::Local(path) => path,
+        }
+    }
+}
+
+/// Whether errors from the checker stop an install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum CheckPolicy {
+    /// A skill with an error from `skillbook check` is refused.
+    #[default]
+    RefuseErrors,
+    /// Errors are reported with the plan, and the skill is installed anyway (`--force`).
+    Force,
+}
+
+/// Adding skills from a source: which ones, and how strictly.
+#[derive(Debug, Clone)]
+pub struct Add {
+    source: Source,
+    names: Vec<String>,
+    check: CheckPolicy,
+    limits: FolderLimits,
+}
+
+impl Add {
+    /// Adds every skill `source` holds, refusing errors, within [`FolderLimits::default`].
+    pub fn new(source: Source) -> Add {
+        Add {
+            source,
+            names: Vec::new(),
+            check: CheckPolicy::default(),
+            limits: FolderLimits::default(),
+        }
+    }
+
+    /// Adds only these skills, by name. Default: all.
+    #[must_use]
+    pub fn skills<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.names = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// What checker errors do. Default: [`CheckPolicy::RefuseErrors`].
+    #[must_use]
+    pub fn check(mut self, policy: CheckPolicy) -> Self {
+        self.check = policy;
+        self
+    }
+
+    /// Bounds on each skill. Default: [`FolderLimits::default`].
+    #[must_use]
+    pub fn limits(mut self, limits: FolderLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Finds the chosen skills in the source by discovery's rules, reads and checks each one,
+    /// and makes sure each can be installed into `target`. Changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// The source is not a folder or holds no skill; a named skill is not in it; a skill is
+    /// hostile ([`PackageError::UnsafeName`], [`PackageError::SkillFolderIsLink`],
+    /// [`PackageError::OverLimit`], [`PackageError::CaseCollision`]), has checker errors
+    /// (unless forced), or collides with an installed skill; the lock cannot be read.
+    pub fn plan(&self, target: &Target) -> Result<Plan, PackageError> {
+        let folder = self.source.folder();
+        if !fs::metadata(folder).is_ok_and(|metadata| metadata.is_dir()) {
+            return Err(PackageError::NotADirectory {
+                path: folder.to_path_buf(),
+            });
+        }
+        let found = Discovery::new(folder)
+            .namespaces(Vec::<String>::new())
+            .home(Home::Off)
+            .extra_root(folder)
+            .discover();
+        let (skills, diagnostics) = found.into_parts();
+        if skills.is_empty() {
+            return Err(PackageError::NoSkills {
+                path: folder.to_path_buf(),
+                diagnostics,
+            });
+        }
+        let chosen = self.choose(folder, &skills)?;
+        let lock = Lock::read(target.lock_path())?;
+        let mut planned = Vec::new();
+        for skill in chosen {
+            planned.push(self.plan_skill(skill, target, &lock)?);
+        }
+        Ok(Plan {
+            source: self.source.clone(),
+            skills: planned,
+            diagnostics,
+        })
+    }
+
+    fn choose<'a>(
+        &self,
+        folder: &Path,
+        skills: &'a [skillbook::Skill],
+    ) -> Result<Vec<&'a skillbook::Skill>, PackageError> {
+        if self.names.is_empty() {
+            return Ok(skills.iter().collect());
+        }
+        self.names
+            .iter()
+            .map(|name| {
+                skills
+                    .iter()
+                    .find(|skill| skill.name().as_str() == name)
+                    .ok_or_else(|| PackageError::SkillNotInSource {
+                        name: name.clone(),
+                        path: folder.to_path_buf(),
+                        available: skills
+                            .iter()
+                            .map(|skill| skill.name().to_string())
+                            .collect(),
+                    })
+            })
+            .collect()
+    }
+
+    fn plan_skill(
+        &self,
+        skill: &skillbook::Skill,
+        target: &Target,
+        lock: &Lock,
+    ) -> Result<PlannedSkill, PackageError> {
+        let directory = skill.directory();
+        let name = skill.name().as_str().to_owned();
+        if !is_safe_name(&name) || name.starts_with('.') {
+            return Err(PackageError::UnsafeName {
+                path: directory.to_path_buf(),
+            });
+        }
+        let snapshot = Snapshot::read(directory, &self.limits)?;
+        if let Some((path, other)) = &snapshot.case_collision {
+            return Err(PackageError::CaseCollision {
+                path: path.clone(),
+                other: other.clone(),
+            });
+        }
+        let report = Checker::new(Mode::Standard)
+            .check_path(directory)
+            .map_err(|error| PackageError::io(directory, std::io::Error::other(error)))?;
+        let (errors, warnings): (Vec<Diagnostic>, Vec<Diagnostic>) = report
+            .diagnostics
+            .into_iter()
+            .partition(|diagnostic| diagnostic.severity == Severity::Error);
+        if !errors.is_empty() && self.check == CheckPolicy::RefuseErrors {
+            return Err(PackageError::CheckFailed {
+                path: directory.to_path_buf(),
+                diagnostics: errors,
+            });
+        }
+        self.refuse_collision(&name, target, lock)?;
+        let skill_file = skill
+            .location()
+            .file_name()
+            .map(|file| file.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "SKILL.md".to_owned());
+        let relative = directory
+            .strip_prefix(self.source.folder())
+            .ok()
+            .map(|path| path.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        let skill_path = if relative.is_empty() {
+            skill_file
+        } else {
+            format!("{relative}/{skill_file}")
+        };
+        Ok(PlannedSkill {
+            name,
+            directory: directory.to_path_buf(),
+            skill_path,
+            allowed_tools: skill.front_matter().get("allowed-tools").map(|value| {
+                value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_owned)
+            }),
+            snapshot,
+            diagnostics: errors.into_iter().chain(warnings).collect(),
+        })
+    }
+
+    /// A skill of this name (or one differing only in case) is installed and the lock does not
+    /// record it from this source.
+    fn refuse_collision(
+        &self,
+        name: &str,
+        target: &Target,
+        lock: &Lock,
+    ) -> Result<(), PackageError> {
+        let same_source = lock.get(name).is_some_and(|entry| {
+            entry.source_type() == Some("local")
+                && entry
+                    .source()
+                    .map(|source| crate::lock::resolve_local_source(source, target.lock_folder()))
+                    == Some(self.source.folder().to_path_buf())
+        });
+        let Ok(entries) = fs::read_dir(target.skills_folder()) else {
+            return Ok(());
+        };
+        for entry in entries.flatten() {
+            let installed = entry.file_name();
+            let Some(installed) = installed.to_str() else {
+                continue;
+            };
+            let exact = installed == name;
+            if (exact && !same_source)
+                || (!exact && installed.to_lowercase() == name.to_lowercase())
+            {
+                return Err(PackageError::NameCollision {
+                    name: name.to_owned(),
+                    path: entry.path(),
+                });
+            }
+        }
+        if lock.get(name).is_some() && !same_source {
+            return Err(PackageError::NameCollision {
+                name: name.to_owned(),
+                path: target.lock_path().to_path_buf(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What an [`Add`] will install: each skill read, checked and cleared to install.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    source: Source,
+    skills: Vec<PlannedSkill>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// One skill of a [`Plan`].
+#[derive(Debug, Clone)]
+pub struct PlannedSkill {
+    name: String,
+    directory: PathBuf,
+    skill_path: String,
+    allowed_tools: Option<String>,
+    snapshot: Snapshot,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl PlannedSkill {
+    /// The skill's name, which is also its folder's name once installed.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The skill's folder in the source.
+    pub fn directory(&self) -> &Path {
+        &self.directory
+    }
+
+    /// Every file that will be installed, relative to the skill folder, in byte order.
+    pub fn files(&self) -> impl Iterator<Item = &str> {
+        self.snapshot.files.iter().map(|file| file.path.as_str())
+    }
+
+    /// The files under `scripts/`, which an agent may run.
+    pub fn scripts(&self) -> impl Iterator<Item = &str> {
+        self.files().filter(|path| path.starts_with("scripts/"))
+    }
+
+    /// The skill's `allowed-tools`, when it asks for any.
+    pub fn allowed_tools(&self) -> Option<&str> {
+        self.allowed_tools.as_deref()
+    }
+
+    /// Entries that will not be installed (links, `.git`, special files), with why.
+    pub fn left_out(&self) -> &[LeftOut] {
+        &self.snapshot.left_out
+    }
+
+    /// What the checker said: errors (only when forced) then warnings.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+}
+
+impl Plan {
+    /// The skills to install, in discovery's order.
+    pub fn skills(&self) -> &[PlannedSkill] {
+        &self.skills
+    }
+
+    /// What discovery reported while searching the source (skipped links, duplicates, …).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Installs the planned skills into `target` and records them in its lock. Each skill is
+    /// written into a temporary folder inside the skills folder, then renamed into place
+    /// (replacing the copy from an earlier install from the same source); the lock is written
+    /// last. On any failure every skill and the lock are left as they were.
+    ///
+    /// # Errors
+    ///
+    /// The skills folder is a link or cannot be written, or the lock cannot be read or written.
+    pub fn install(&self, target: &Target) -> Result<Installed, PackageError> {
+        self.install_with(target, |lock, path| lock.write(path))
+    }
+
+    /// [`Plan::install`], writing the lock with `write_lock`.
+    fn install_with(
+        &self,
+        target: &Target,
+        write_lock: impl FnOnce(&Lock, &Path) -> Result<(), crate::error::LockError>,
+    ) -> Result<Installed, PackageError> {
+        target.prepare()?;
+        let mut lock = Lock::read(target.lock_path())?;
+        let mut staged = Vec::new();
+        for skill in &self.skills {
+            staged.push(stage(target.skills_folder(), skill)?);
+        }
+        let mut swaps = Swaps::default();
+        for (skill, folder) in self.skills.iter().zip(&staged) {
+            let place = target.skills_folder().join(&skill.name);
+            if let Err(error) = swaps.swap_in(folder.path(), &place) {
+                swaps.undo();
+                return Err(error);
+            }
+        }
+        let Source::Local(source) = &self.source;
+        let portable = portable_local_source(source, target.lock_folder());
+        for skill in &self.skills {
+            let entry = NewEntry::new(portable.clone(), "local", skill.snapshot.computed_hash())
+                .skill_path(skill.skill_path.clone())
+                .digests(skill.snapshot.digest(), skill.snapshot.file_digests());
+            lock.insert(&skill.name, entry);
+        }
+        if let Err(error) = write_lock(&lock, target.lock_path()) {
+            swaps.undo();
+            return Err(error.into());
+        }
+        swaps.finish();
+        Ok(Installed {
+            names: self.skills.iter().map(|skill| skill.name.clone()).collect(),
+        })
+    }
+}
+
+/// What [`Plan::install`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    names: Vec<String>,
+}
+
+impl Installed {
+    /// The skills installed, in the plan's order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+/// Writes a skill's files into a new temporary folder in `skills_folder`.
+fn stage(skills_folder: &Path, skill: &PlannedSkill) -> Result<tempfile::TempDir, PackageError> {
+    let folder = tempfile::Builder::new()
+        .prefix(".skillbook-install-")
+        .tempdir_in(skills_folder)
+        .map_err(|error| PackageError::io(skills_folder, error))?;
+    for file in &skill.snapshot.files {
+        let path = below(folder.path(), &file.path);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|error| PackageError::io(parent, error))?;
+        }
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        set_mode(&mut options, file.executable);
+        let mut written = options
+            .open(&path)
+            .map_err(|error| PackageError::io(&path, error))?;
+        written
+            .write_all(&file.content)
+            .and_then(|()| written.sync_all())
+            .map_err(|error| PackageError::io(&path, error))?;
+    }
+    Ok(folder)
+}
+
+#[cfg(unix)]
+fn set_mode(options: &mut fs::OpenOptions, executable: bool) {
+    use std::os::unix::fs::OpenOptionsExt;
+    options.mode(if executable { 0o755 } else { 0o644 });
+}
+
+#[cfg(not(unix))]
+fn set_mode(_options: &mut fs::OpenOptions, _executable: bool) {}
+
+/// Folders renamed into place, with the old folders they replaced kept aside until the end.
+#[derive(Default)]
+struct Swaps {
+    /// (place, the old folder moved aside, if there was one)
+    done: Vec<(PathBuf, Option<PathBuf>)>,
+}
+
+impl Swaps {
+    fn swap_in(&mut self, staged: &Path, place: &Path) -> Result<(), PackageError> {
+        let aside = if fs::symlink_metadata(place).is_ok() {
+            let aside = aside_path(place);
+            fs::rename(place, &aside).map_err(|error| PackageError::io(place, error))?;
+            Some(aside)
+        } else {
+            None
+        };
+        if let Err(error) = fs::rename(staged, place) {
+            if let Some(aside) = &aside {
+                let _ = fs::rename(aside, place);
+            }
+            return Err(PackageError::io(place, error));
+        }
+        self.done.push((place.to_path_buf(), aside));
+        Ok(())
+    }
+
+    /// Puts every old folder back.
+    fn undo(&mut self) {
+        for (place, aside) in self.done.drain(..).rev() {
+            let _ = fs::remove_dir_all(&place);
+            if let Some(aside) = aside {
+                let _ = fs::rename(aside, &place);
+            }
+        }
+    }
+
+    /// Deletes the old folders.
+    fn finish(&mut self) {
+        for (_, aside) in self.done.drain(..) {
+            if let Some(aside) = aside {
+                let _ = remove_entry(&aside);
+            }
+        }
+    }
+}
+
+fn aside_path(place: &Path) -> PathBuf {
+    let name = place
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = place.parent().unwrap_or(Path::new("."));
+    (0u32..)
+        .map(|n| parent.join(format!(".skillbook-old-{name}-{}-{n}", std::process::id())))
+        .find(|path| fs::symlink_metadata(path).is_err())
+        .unwrap_or_else(|| parent.join(".skillbook-old"))
+}
+
+/// Removes a folder, or a link without following it.
+fn remove_entry(path: &Path) -> std::io::Result<()> {
+    if fs::symlink_metadata(path)?.is_dir() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
+    }
+}
+
+/// Removes installed skills: each folder (a link is removed, never followed) and its lock
+/// entry. All or nothing: a name that is neither installed nor locked fails before anything is
+/// removed.
+///
+/// # Errors
+///
+/// [`PackageError::NotInstalled`] for such a name, [`PackageError::UnsafeName`] for a name
+/// that is not a plain folder name, or an error reading or writing the lock or a folder.
+pub fn remove<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<Vec<String>, PackageError> {
+    let mut lock = Lock::read(target.lock_path())?;
+    let mut places = Vec::new();
+    let mut unique = BTreeSet::new();
+    for name in names {
+        let name = name.as_ref();
+        if !is_safe_name(name) {
+            return Err(PackageError::UnsafeName {
+                path: PathBuf::from(name),
+            });
+        }
+        if !unique.insert(name.to_owned()) {
+            continue;
+        }
+        let place = target.skills_folder().join(name);
+        let exists = fs::symlink_metadata(&place).is_ok();
+        if !exists && lock.get(name).is_none() {
+            return Err(PackageError::NotInstalled {
+                name: name.to_owned(),
+                path: target.skills_folder().to_path_buf(),
+            });
+        }
+        places.push((name.to_owned(), exists.then_some(place)));
+    }
+    let locked = places.iter().any(|(name, _)| lock.get(name).is_some());
+    let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let put_back = |moved: &[(PathBuf, PathBuf)]| {
+        for (place, aside) in moved.iter().rev() {
+            let _ = fs::rename(aside, place);
+        }
+    };
+    for (name, place) in &places {
+        lock.remove(name);
+        if let Some(place) = place {
+            let aside = aside_path(place);
+            if let Err(error) = fs::rename(place, &aside) {
+                put_back(&moved);
+                return Err(PackageError::io(place, error));
+            }
+            moved.push((place.clone(), aside));
+        }
+    }
+    if locked && let Err(error) = lock.write(target.lock_path()) {
+        put_back(&moved);
+        return Err(error.into());
+    }
+    for (_, aside) in &moved {
+        let _ = remove_entry(aside);
+    }
+    Ok(places.into_iter().map(|(name, _)| name).collect())
+}
+
+#[cfg(test)]
+mod tests;
