@@ -31,7 +31,11 @@ fn main() -> ExitCode {
         // The reader went away (`skillbook list | head`): nothing left to say to anyone.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            let _ = output::error(format, error_code(&error), &format!("{error:#}"));
+            let (code, message) = (error_code(&error), format!("{error:#}"));
+            if output::error(format, code, &message).is_err() {
+                // Stdout cannot take the error document (full, or closed): say it on stderr.
+                let _ = output::error(cli::Format::Text, code, &message);
+            }
             ExitCode::FAILURE
         }
     }

@@ -174,3 +174,40 @@ fn every_error_is_one_json_document_with_a_code_under_format_json() {
         assert_eq!(document["error"], "invalid_workspace", "{command}");
     }
 }
+
+/// Output that cannot be written (a full disk) fails the command with its reason on stderr, in
+/// every format: under `--format json` the error document cannot go to stdout either.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_stdout_is_reported_on_stderr_in_every_format() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "pdf",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\n",
+    );
+    for arguments in [
+        &["list"][..],
+        &["list", "--format", "json"],
+        &["catalog"],
+        &["catalog", "--format", "json"],
+        &["show", "pdf"],
+    ] {
+        let full = fs::File::create("/dev/full").unwrap();
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("skillbook"))
+            .env("HOME", fixture.home.path())
+            .env_remove("RUST_LOG")
+            .arg("--workspace")
+            .arg(fixture.workspace.path())
+            .args(arguments)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{arguments:?}");
+        let said = stderr(&output);
+        assert!(
+            said.contains("No space left on device"),
+            "{arguments:?}: {said}"
+        );
+    }
+}
