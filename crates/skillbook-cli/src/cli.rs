@@ -46,9 +46,60 @@ pub(crate) enum Command {
     Serve(ServeArgs),
     /// Print a new bearer token for `skillbook serve` and the configuration line with its digest.
     Token,
+    /// Install skills from a source into `.agents/skills` and record them in `skills-lock.json`.
+    ///
+    /// SOURCE is a local folder for now (an absolute path, or one starting with `./` or `../`,
+    /// relative to the current directory); git sources come next. Each skill is checked first
+    /// and refused on errors unless `--force`; links, `.git` and special files inside a skill
+    /// are left out and listed. The lock has the shape the `skills` npm tool reads too.
+    Add(AddArgs),
+    /// Compare installed skills with `skills-lock.json`; exit 1 listing each skill whose files
+    /// were added, removed or changed.
+    Verify(VerifyArgs),
+    /// Remove installed skills and their entries in `skills-lock.json`.
+    Remove(RemoveArgs),
     /// Print a completion script for a shell (for example `skillbook completions bash >
     /// ~/.local/share/bash-completion/completions/skillbook`).
     Completions(CompletionsArgs),
+}
+
+/// Options of `skillbook add`.
+#[derive(Debug, Args)]
+pub(crate) struct AddArgs {
+    /// Where the skills are: a local folder holding skills, or a skill folder.
+    #[arg(value_name = "SOURCE")]
+    pub(crate) source: String,
+    /// Install only this skill (repeatable) [default: every skill in SOURCE].
+    #[arg(long = "skill", value_name = "NAME")]
+    pub(crate) skills: Vec<String>,
+    /// Install into the home's `.agents/skills`, locked in the home's `.agents/skills-lock.json`.
+    #[arg(long)]
+    pub(crate) global: bool,
+    /// Install skills that `skillbook check` finds errors in.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Install without asking (needed when stdin is not a terminal).
+    #[arg(long, short = 'y')]
+    pub(crate) yes: bool,
+}
+
+/// Options of `skillbook verify`.
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// Verify the home's skills (`.agents/skills-lock.json` in the home).
+    #[arg(long)]
+    pub(crate) global: bool,
+}
+
+/// Options of `skillbook remove`.
+#[derive(Debug, Args)]
+pub(crate) struct RemoveArgs {
+    /// The skills to remove, by name.
+    #[arg(value_name = "NAME", required = true)]
+    pub(crate) names: Vec<String>,
+    /// Remove from the home's skills.
+    #[arg(long)]
+    pub(crate) global: bool,
 }
 
 /// Options of `skillbook completions`.

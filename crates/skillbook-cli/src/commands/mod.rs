@@ -8,6 +8,7 @@ mod check;
 mod demo;
 mod list;
 mod mcp;
+mod packages;
 mod read;
 mod search;
 mod serve;
@@ -44,6 +45,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Mcp(args) => mcp::run(&cli.common, args),
         Command::Serve(args) => serve::run(cli.common.format, args),
         Command::Token => token::run(cli.common.format),
+        Command::Add(args) => packages::add(&cli.common, args),
+        Command::Verify(args) => packages::verify(&cli.common, args.global),
+        Command::Remove(args) => packages::remove(&cli.common, args),
         Command::Completions(args) => completions(cli.common.format, args),
     }
 }
