@@ -192,10 +192,18 @@ impl Add {
                 path: folder.to_path_buf(),
             });
         }
-        let found = Discovery::new(folder)
+        // A source folder that is itself a link was named by the user: it is followed (links
+        // inside it are not).
+        let linked = fs::symlink_metadata(folder).is_ok_and(|metadata| metadata.is_symlink());
+        let root = if linked {
+            fs::canonicalize(folder).map_err(|error| PackageError::io(folder, error))?
+        } else {
+            folder.to_path_buf()
+        };
+        let found = Discovery::new(&root)
             .namespaces(Vec::<String>::new())
             .home(Home::Off)
-            .extra_root(folder)
+            .extra_root(&root)
             .discover();
         let (skills, diagnostics) = found.into_parts();
         if skills.is_empty() {
@@ -208,7 +216,7 @@ impl Add {
         let lock = Lock::read(target.lock_path())?;
         let mut planned = Vec::new();
         for skill in chosen {
-            planned.push(self.plan_skill(skill, target, &lock)?);
+            planned.push(self.plan_skill(skill, &root, target, &lock)?);
         }
         Ok(Plan {
             source: self.source.clone(),
@@ -246,6 +254,7 @@ impl Add {
     fn plan_skill(
         &self,
         skill: &skillbook::Skill,
+        root: &Path,
         target: &Target,
         lock: &Lock,
     ) -> Result<PlannedSkill, PackageError> {
@@ -276,17 +285,17 @@ impl Add {
                 diagnostics: errors,
             });
         }
-        self.refuse_collision(&name, target, lock)?;
+        let relative = directory
+            .strip_prefix(root)
+            .ok()
+            .map(|path| path.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        self.refuse_collision(&name, &relative, target, lock)?;
         let skill_file = skill
             .location()
             .file_name()
             .map(|file| file.to_string_lossy().into_owned())
             .unwrap_or_else(|| "SKILL.md".to_owned());
-        let relative = directory
-            .strip_prefix(self.source.folder())
-            .ok()
-            .map(|path| path.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
         let skill_path = if relative.is_empty() {
             skill_file
         } else {
@@ -308,18 +317,24 @@ impl Add {
 
     /// A skill of this name (or one differing only in case) is installed and the lock does not
     /// record it from this source.
+    /// The lock's source may name the folder of skills or (as the `skills` tool writes after
+    /// restoring) the skill's own folder in it.
     fn refuse_collision(
         &self,
         name: &str,
+        relative: &str,
         target: &Target,
         lock: &Lock,
     ) -> Result<(), PackageError> {
+        let folder = self.source.folder();
         let same_source = lock.get(name).is_some_and(|entry| {
+            let locked = entry
+                .source()
+                .map(|source| crate::lock::resolve_local_source(source, target.lock_folder()));
             entry.source_type() == Some("local")
-                && entry
-                    .source()
-                    .map(|source| crate::lock::resolve_local_source(source, target.lock_folder()))
-                    == Some(self.source.folder().to_path_buf())
+                && locked.is_some_and(|locked| {
+                    locked == folder || locked == normalize(&below(folder, relative))
+                })
         });
         let Ok(entries) = fs::read_dir(target.skills_folder()) else {
             return Ok(());

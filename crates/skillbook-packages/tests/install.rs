@@ -349,3 +349,48 @@ fn a_lock_the_skills_tool_wrote_verifies_by_its_hash() -> Result {
     ));
     Ok(())
 }
+
+#[cfg(unix)]
+#[test]
+fn a_source_folder_that_is_a_link_is_followed_but_links_inside_are_not() -> Result {
+    let fixture = Fixture::new()?;
+    skill(fixture.source.path(), "review", "review")?;
+    let elsewhere = tempfile::tempdir()?;
+    let link = elsewhere.path().join("skills");
+    std::os::unix::fs::symlink(fixture.source.path(), &link)?;
+    let target = fixture.target();
+    Add::new(Source::local(&link))
+        .plan(&target)?
+        .install(&target)?;
+    let lock = Lock::read(target.lock_path())?;
+    assert_eq!(
+        lock.get("review").and_then(|entry| entry.skill_path()),
+        Some("review/SKILL.md")
+    );
+    assert!(verify(&target)?.is_clean());
+    Ok(())
+}
+
+#[test]
+fn a_lock_entry_naming_the_skill_folder_is_the_same_source() -> Result {
+    let fixture = Fixture::new()?;
+    skill(fixture.source.path(), "skills/review", "review")?;
+    fixture.install(fixture.add())?;
+    let target = fixture.target();
+    // What the `skills` tool writes after restoring: the skill's own folder as the source.
+    let text = fs::read_to_string(target.lock_path())?;
+    let source = Lock::read(target.lock_path())?
+        .get("review")
+        .and_then(|entry| entry.source())
+        .ok_or("no source")?
+        .to_owned();
+    fs::write(
+        target.lock_path(),
+        text.replace(
+            &format!("\"{source}\""),
+            &format!("\"{source}/skills/review\""),
+        ),
+    )?;
+    fixture.install(fixture.add())?;
+    Ok(())
+}
