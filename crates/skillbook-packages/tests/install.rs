@@ -394,3 +394,35 @@ fn a_lock_entry_naming_the_skill_folder_is_the_same_source() -> Result {
     fixture.install(fixture.add())?;
     Ok(())
 }
+
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8_is_refused() -> Result {
+    use std::os::unix::ffi::OsStrExt;
+    let fixture = Fixture::new()?;
+    skill(fixture.source.path(), "review", "review")?;
+    let name = std::ffi::OsStr::from_bytes(b"bad\xff.md");
+    fs::write(fixture.source.path().join("review").join(name), "x")?;
+    let error = fixture.install(fixture.add()).err().ok_or("installed")?;
+    assert!(matches!(error, PackageError::UnsafeName { .. }), "{error}");
+    assert!(paths(fixture.workspace.path()).is_empty());
+    Ok(())
+}
+
+#[cfg(unix)]
+#[test]
+fn scripts_stay_executable_and_other_files_do_not_become_so() -> Result {
+    use std::os::unix::fs::PermissionsExt;
+    let fixture = Fixture::new()?;
+    skill(fixture.source.path(), "review", "review")?;
+    let script = fixture.source.path().join("review/run.sh");
+    fs::write(&script, "echo hi\n")?;
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o750))?;
+    fixture.install(fixture.add())?;
+    let installed = fixture.target().skills_folder().join("review");
+    let mode =
+        |path: &Path| fs::metadata(path).map(|metadata| metadata.permissions().mode() & 0o777);
+    assert_eq!(mode(&installed.join("run.sh"))? & 0o111, 0o111);
+    assert_eq!(mode(&installed.join("SKILL.md"))? & 0o111, 0);
+    Ok(())
+}
