@@ -247,3 +247,20 @@ fn watch_prints_changes_as_json_lines() {
     assert_eq!(codes, [&json!("repaired_yaml")], "{changed}");
     assert!(output.stderr.is_empty(), "{}", stderr(&output));
 }
+
+/// With nothing found, `list` says where it looked: every root, in priority order.
+#[test]
+fn list_with_nothing_found_names_every_root_it_searched() {
+    let fixture = Fixture::new();
+    let output = fixture
+        .command()
+        .args(["--no-home", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        fixture.redact(&stdout(&output)),
+        "No skills found. Searched:\n  [WS]/.skillbook/skills\n  [WS]/.agents/skills\n  \
+         [WS]/.claude/skills\n"
+    );
+}

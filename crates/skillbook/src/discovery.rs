@@ -25,8 +25,9 @@ pub(crate) use walk::{Inspected, Observer};
 
 pub use cache::DiscoveryCache;
 
-/// The namespaces searched by default: `.skillbook`, then the cross-client `.agents`.
-pub const DEFAULT_NAMESPACES: [&str; 2] = [".skillbook", ".agents"];
+/// The namespaces searched by default: `.skillbook`, then the cross-client `.agents`, then
+/// `.claude` (Claude Code's folder, where many public collections install).
+pub const DEFAULT_NAMESPACES: [&str; 3] = [".skillbook", ".agents", ".claude"];
 
 /// Which home directory to search.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]

@@ -244,7 +244,7 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
         Format::Text => {
             // The names are aligned to the longest: every skill is needed before the first line.
             let found = discovery.discover();
-            print_text(&found)?;
+            print_text(&found, &discovery)?;
             output::diagnostics(found.diagnostics());
             output::leave(found);
         }
@@ -256,10 +256,18 @@ fn display(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-fn print_text(found: &Discovered) -> io::Result<()> {
+/// The skills, two lines each; with none, the roots that were searched (SPEC §2.1).
+fn print_text(found: &Discovered, discovery: &Discovery) -> io::Result<()> {
     let mut stdout = io::BufWriter::new(io::stdout().lock());
     if found.skills().is_empty() {
-        writeln!(stdout, "No skills found.")?;
+        writeln!(stdout, "No skills found. Searched:")?;
+        for root in discovery.roots() {
+            writeln!(
+                stdout,
+                "  {}",
+                output::printable(&root.path.to_string_lossy())
+            )?;
+        }
     }
     let width = found
         .skills()

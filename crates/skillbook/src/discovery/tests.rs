@@ -482,6 +482,9 @@ fn directory_limit_is_reported() {
 // An unreadable directory is tested in the CLI tests, as an unprivileged user: permissions do
 // not stop root, which runs these tests in CI.
 #[cfg(unix)]
+mod client_folders;
+
+#[cfg(unix)]
 mod unix {
     use super::*;
     use std::os::unix::fs::symlink;

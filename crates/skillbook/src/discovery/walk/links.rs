@@ -10,6 +10,7 @@ use crate::boundary::open::{self, FileId};
 use crate::diagnostic::{Diagnostic, DiagnosticCode};
 use crate::discovery::SymlinkPolicy;
 use crate::skill::{LinkedFile, SkillFile};
+use crate::sources::SKILL_FILE_NAMES;
 
 impl Walker<'_> {
     /// Follows a skill-file link (under `Follow`): that one file is the skill file; its folder
@@ -46,6 +47,10 @@ impl Walker<'_> {
         if !metadata.is_dir() {
             return None;
         }
+        if self.leads_to_found_skill(link) {
+            // A client's link to a skill (or a root) found already: the same skill, silently.
+            return None;
+        }
         if self.symlinks == SymlinkPolicy::Skip {
             self.symlink_skipped(link);
             return None;
@@ -70,6 +75,26 @@ impl Walker<'_> {
             return None;
         }
         Some(target)
+    }
+
+    /// Whether `link` leads to a skill folder the walk has found already (its skill file read).
+    /// Such a link — `skillbook add --agent` makes them, so that other clients see the skill in
+    /// their own folder — is the same skill, neither reported nor shadowed (SPEC §2.4). Only
+    /// identities are compared; nothing is read through the link.
+    pub(super) fn leads_to_found_skill(&self, link: &Path) -> bool {
+        SKILL_FILE_NAMES.iter().any(|name| {
+            fs::symlink_metadata(link.join(name))
+                .is_ok_and(|file| file.is_file() && self.seen_files.contains(&FileId::of(&file)))
+        })
+    }
+
+    /// Whether `path` (a root reached through a link) is a root the walk has searched already,
+    /// as when a client's folder links to `.agents/skills`: the same skills, silently.
+    pub(super) fn leads_to_searched_root(&self, path: &Path) -> bool {
+        fs::metadata(path).is_ok_and(|metadata| {
+            let id = FileId::of(&metadata);
+            metadata.is_dir() && self.roots.iter().any(|root| root.id == id)
+        })
     }
 
     pub(super) fn symlink_skipped(&mut self, link: &Path) {

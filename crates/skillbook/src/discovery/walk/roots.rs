@@ -67,6 +67,10 @@ impl Walker<'_> {
                     return None;
                 }
                 Err(AnchorFailure::Link { path, rest }) => {
+                    if self.leads_to_searched_root(&root.path) {
+                        // A client's folder linked to a root searched already: the same skills.
+                        return None;
+                    }
                     if self.symlinks == SymlinkPolicy::Skip {
                         self.symlink_skipped(&path);
                         return None;
