@@ -113,7 +113,8 @@ pub(crate) struct CompletionsArgs {
 /// Options shared by every command (SPEC §9).
 #[derive(Debug, Args)]
 pub(crate) struct CommonArgs {
-    /// The workspace; `.skillbook/skills` and `.agents/skills` under it are searched first.
+    /// The workspace; `.skillbook/skills`, `.agents/skills` and `.claude/skills` under it are
+    /// searched first.
     #[arg(long, global = true, value_name = "DIR", default_value = ".")]
     pub(crate) workspace: PathBuf,
     /// The home directory whose skill folders are searched [default: $HOME].
@@ -123,7 +124,7 @@ pub(crate) struct CommonArgs {
     #[arg(long, global = true)]
     pub(crate) no_home: bool,
     /// A client namespace to search (`<dir>/<ns>/skills`); repeatable, replaces the default
-    /// `.skillbook` and `.agents`.
+    /// `.skillbook`, `.agents` and `.claude`.
     #[arg(long = "namespace", global = true, value_name = "NS")]
     pub(crate) namespaces: Vec<String>,
     /// An extra directory to search after the others; repeatable. Relative paths resolve
