@@ -212,7 +212,13 @@ impl<'p> Scanner<'p> {
         match self.needs {
             Needs::Everything => true,
             Needs::Catalog => {
-                (self.document.name.is_none() && !self.body.has_heading())
+                // A name that cannot name the skill falls back to the heading (SPEC §2.3).
+                let name_usable = self
+                    .document
+                    .name
+                    .as_deref()
+                    .is_some_and(|name| crate::format::SkillName::new(name).is_ok());
+                (!name_usable && !self.body.has_heading())
                     || (self.document.description.is_none() && !self.body.has_paragraph())
             }
         }

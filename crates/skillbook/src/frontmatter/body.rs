@@ -53,7 +53,8 @@ impl BodyScan {
             if self.heading.is_none() && !text.is_empty() {
                 self.heading = Some(text.to_owned());
             }
-        } else if trimmed.is_empty() {
+        } else if trimmed.is_empty() || is_thematic_break(trimmed) {
+            // A rule (`---`, `***`, `___`) is no text: it ends a paragraph as a blank line does.
             self.end_paragraph();
         } else if self.first_paragraph.is_none() {
             self.paragraph.push(trimmed.to_owned());
@@ -71,6 +72,26 @@ impl BodyScan {
         self.end_paragraph();
         (self.heading, self.first_paragraph)
     }
+}
+
+/// A thematic break: three or more `-`, `*` or `_` alone on the line, spaces between allowed.
+fn is_thematic_break(trimmed: &str) -> bool {
+    let Some(marker) = trimmed
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '-' | '*' | '_'))
+    else {
+        return false;
+    };
+    let mut count = 0;
+    for character in trimmed.chars() {
+        match character {
+            ' ' | '\t' => {}
+            _ if character == marker => count += 1,
+            _ => return false,
+        }
+    }
+    count >= 3
 }
 
 /// ```` ``` ```` or `~~~` (three or more) opening a line.

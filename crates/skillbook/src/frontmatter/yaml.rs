@@ -233,24 +233,43 @@ fn is_true(value: &Value) -> bool {
 }
 
 /// Puts back, for the text fields and the metadata values, the scalar as written where YAML
-/// read a number or a boolean (`1.10`, `0x1F`, `+1`, `true`).
+/// read a number or a boolean (`1.10`, `0x1F`, `+1`, `true`) or a non-finite number (`-.Inf`,
+/// which the parser hands over as `-.inf`); and for the text fields, where YAML read a null
+/// (`null`, `Null`, `~`): the reference keeps such a name or description as written.
 fn keep_spellings(raw: &str, fields: &mut Map<String, Value>) {
     for key in TEXT_FIELDS {
         if let Some(value) = fields.get_mut(key)
-            && matches!(value, Value::Bool(_) | Value::Number(_))
+            && let Some(spelled) = respelled(value, || spelling(raw, None, key), true)
         {
-            let spelled = spelling(raw, None, key).unwrap_or_else(|| value.to_string());
             *value = Value::String(spelled);
         }
     }
     if let Some(Value::Object(metadata)) = fields.get_mut("metadata") {
         for (key, value) in metadata.iter_mut() {
-            if matches!(value, Value::Bool(_) | Value::Number(_)) {
-                let spelled =
-                    spelling(raw, Some("metadata"), key).unwrap_or_else(|| value.to_string());
+            let written = || spelling(raw, Some("metadata"), key);
+            if let Some(spelled) = respelled(value, written, false) {
                 *value = Value::String(spelled);
             }
         }
+    }
+}
+
+/// The text `value` is to take instead, if it is not the scalar as written: `written` gives
+/// that scalar (a plain one, as it stands after the colon); a null is respelled only for a text
+/// field (`null_too`), and only when something was written.
+fn respelled(
+    value: &Value,
+    written: impl FnOnce() -> Option<String>,
+    null_too: bool,
+) -> Option<String> {
+    match value {
+        Value::Bool(_) | Value::Number(_) => Some(written().unwrap_or_else(|| value.to_string())),
+        Value::Null if null_too => written(),
+        // Non-finite numbers arrive as lower-case text; the author's case is kept.
+        Value::String(text) if matches!(text.as_str(), ".inf" | "-.inf" | "+.inf" | ".nan") => {
+            written().filter(|spelled| spelled != text && spelled.eq_ignore_ascii_case(text))
+        }
+        _ => None,
     }
 }
 
