@@ -95,10 +95,12 @@ pub(crate) fn fields_of(raw: &str, closed: bool) -> Map<String, Value> {
 }
 
 /// What the caller wants out of the body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum Needs {
-    /// Read the body only for missing `name`/`description` fallbacks, then stop.
-    Catalog,
+    /// Read the body only for the `name`/`description` fallbacks the front matter leaves
+    /// needed, then stop: the heading when it has no `name` or one `usable_name` refuses (a
+    /// name that cannot name the skill falls back to the heading, SPEC §2.3).
+    Catalog { usable_name: fn(&str) -> bool },
     /// Read every line (still extracting only the fallbacks).
     Everything,
 }
@@ -211,13 +213,8 @@ impl<'p> Scanner<'p> {
     fn body_needed(&self) -> bool {
         match self.needs {
             Needs::Everything => true,
-            Needs::Catalog => {
-                // A name that cannot name the skill falls back to the heading (SPEC §2.3).
-                let name_usable = self
-                    .document
-                    .name
-                    .as_deref()
-                    .is_some_and(|name| crate::format::SkillName::new(name).is_ok());
+            Needs::Catalog { usable_name } => {
+                let name_usable = self.document.name.as_deref().is_some_and(usable_name);
                 (!name_usable && !self.body.has_heading())
                     || (self.document.description.is_none() && !self.body.has_paragraph())
             }

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::skill_file::{self, Head};
 use crate::diagnostic::Diagnostic;
+use crate::format::SkillName;
 use crate::frontmatter::{Needs, SkillDocument};
 use crate::skill::SkillHead;
 
@@ -175,7 +176,9 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
     let needs = if *inspect {
         Needs::Everything
     } else {
-        Needs::Catalog
+        Needs::Catalog {
+            usable_name: |name| SkillName::new(name).is_ok(),
+        }
     };
     let Some((mut document, text)) = skill_file::scan(head, path, *max_bytes, needs, *inspect)
     else {

@@ -221,7 +221,12 @@ fn empty_front_matter_has_no_fields() {
 
 #[test]
 fn catalog_scanner_stops_after_the_front_matter_when_it_has_everything() {
-    let mut scanner = Scanner::new(Path::new("/s/SKILL.md"), Needs::Catalog);
+    let mut scanner = Scanner::new(
+        Path::new("/s/SKILL.md"),
+        Needs::Catalog {
+            usable_name: |name| !name.contains('/'),
+        },
+    );
     let lines = [
         "---\n",
         "name: a\n",
@@ -231,7 +236,12 @@ fn catalog_scanner_stops_after_the_front_matter_when_it_has_everything() {
     ];
     let progress: Vec<Progress> = lines.iter().map(|line| scanner.push_line(line)).collect();
     assert_eq!(progress[3], Progress::Enough);
-    let mut scanner = Scanner::new(Path::new("/s/SKILL.md"), Needs::Catalog);
+    let mut scanner = Scanner::new(
+        Path::new("/s/SKILL.md"),
+        Needs::Catalog {
+            usable_name: |name| !name.contains('/'),
+        },
+    );
     let lines = [
         "---\n",
         "name: a\n",
@@ -445,4 +455,65 @@ fn a_comment_line_does_not_end_the_metadata_block_whose_values_keep_their_spelli
         serde_json::Value::Object(document.fields),
         json!({"metadata": {"version": "1.10", "hex": "0x1F"}, "name": "pdf"})
     );
+}
+
+/// A YAML error's position is where the file has it: a lone `\r`, which YAML counts as a line
+/// end and the file does not, never moves it past the file's last line or a line's end.
+#[test]
+fn a_yaml_error_lies_inside_the_file_whatever_its_line_ends() {
+    for text in [
+        "---\nna\r\r\r---\n---",
+        "---\na: [\r\rb\n---\n",
+        "---\r\nname: x\r\ndescription: [oops\r\n---\r\n",
+        "---\nname: x\ndescription: [oops\n---\n",
+    ] {
+        let document = read(text);
+        let lines: Vec<&str> = text.split('\n').collect();
+        let invalid: Vec<_> = codes(&document)
+            .into_iter()
+            .filter(|(code, ..)| *code == "invalid_yaml")
+            .collect();
+        assert_eq!(invalid.len(), 1, "{text:?}: {:?}", document.diagnostics);
+        let (_, line, column) = invalid[0];
+        let (line, column) = (line.unwrap() as usize, column.unwrap() as usize);
+        assert!(line >= 1 && line <= lines.len(), "{text:?}: line {line}");
+        let length = lines[line - 1].chars().count();
+        assert!(
+            column >= 1 && column <= length + 1,
+            "{text:?}: {line}:{column}"
+        );
+    }
+}
+
+/// The parser's limits and the documents it counts are said in the front matter's words.
+#[test]
+fn yaml_messages_speak_to_the_skills_author() {
+    let mut aliases = String::from("---\nname: x\na: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    let mut previous = "a".to_owned();
+    for level in 0..12 {
+        let refs = vec![format!("*{previous}"); 10].join(", ");
+        aliases.push_str(&format!("b{level}: &b{level} [{refs}]\n"));
+        previous = format!("b{level}");
+    }
+    aliases.push_str("---\n");
+    for (text, expected) in [
+        (
+            aliases.as_str(),
+            "its aliases (`*name`) repeat what they stand for",
+        ),
+        (
+            "---\nname: x\n...\nname: y\n---\n",
+            "it holds more than one YAML document",
+        ),
+    ] {
+        let document = read(text);
+        let message = &document.diagnostics[0].message;
+        assert!(message.contains(expected), "{message}");
+        assert!(!message.contains("from_str"), "{message}");
+        assert_eq!(
+            message.matches('(').count(),
+            message.matches(')').count(),
+            "{message}"
+        );
+    }
 }

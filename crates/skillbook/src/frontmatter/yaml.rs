@@ -62,16 +62,66 @@ fn parse_value(raw: &str) -> Result<Value, YamlFailure> {
         let (line, column) = error
             .location()
             .map_or((1, 1), |location| (location.line(), location.column()));
-        let mut message = error.without_snippet().to_string();
-        if let Some(position) = message.rfind(" at line ") {
-            message.truncate(position);
-        }
+        let (line, column) = file_position(raw, line.max(1), column.max(1));
         YamlFailure {
-            message,
-            line: line.max(1),
-            column: column.max(1),
+            message: for_authors(&error.without_snippet().to_string()),
+            line,
+            column,
         }
     })
+}
+
+/// The parser's message, said to a skill's author: its limits and the documents it counts in
+/// the words of the front matter, not of the parser's API, and without positions (the
+/// diagnostic has its own).
+fn for_authors(message: &str) -> String {
+    if message.contains("alias") && message.contains("limit") {
+        return format!(
+            "its aliases (`*name`) repeat what they stand for more than {MAX_REPLAYED_EVENTS} \
+             times in all; write the values out, or use fewer aliases"
+        );
+    }
+    if message.contains("multiple YAML documents") {
+        return "it holds more than one YAML document (a `...` or `---` line inside it); keep \
+                one block of `key: value` lines"
+            .to_owned();
+    }
+    let message = match message.find(" at line ") {
+        Some(position) => &message[..position],
+        None => message,
+    };
+    message.trim_end_matches([':', ' ']).to_owned()
+}
+
+/// The 1-based line and column, counting lines as the file does (ended by `\n`), of what
+/// the parser places at `line` and `column` counting a lone `\r` as a line end too; never
+/// past the end of the text or of its line.
+fn file_position(raw: &str, line: u64, column: u64) -> (u64, u64) {
+    let (mut yaml_line, mut file_line, mut file_column) = (1, 1, 1);
+    let mut characters = raw.chars().peekable();
+    while yaml_line < line {
+        match characters.next() {
+            None => return (file_line, file_column),
+            Some('\n') => (file_line, file_column) = (file_line + 1, 1),
+            Some('\r') if characters.peek() == Some(&'\n') => {
+                characters.next();
+                (file_line, file_column) = (file_line + 1, 1);
+            }
+            Some('\r') => file_column += 1,
+            Some(_) => {
+                file_column += 1;
+                continue;
+            }
+        }
+        yaml_line += 1;
+    }
+    for _ in 1..column {
+        match characters.next() {
+            None | Some('\n' | '\r') => break,
+            Some(_) => file_column += 1,
+        }
+    }
+    (file_line, file_column)
 }
 
 /// Parses the front matter text into `document`, repairing or falling back as SPEC §3 says.
