@@ -98,3 +98,33 @@ fn show_reports_the_skill_files_diagnostics() {
     assert_eq!(shown["diagnostics"][0]["code"], "repaired_yaml");
     assert_eq!(stderr(&json_output), "");
 }
+
+/// A huge skill file (here 1 GiB of NUL bytes after a valid front matter) prints at most the
+/// limit, counted on what is printed, with one warning about its size.
+#[test]
+fn show_cuts_a_huge_file_on_the_bytes_it_prints() {
+    let fixture = Fixture::new();
+    let file = fixture.skill(
+        &fixture.root(),
+        "huge",
+        "---\nname: huge\ndescription: Huge.\n---\n# Huge\n",
+    );
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let output = fixture.command().args(["show", "huge"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let printed = stdout(&output);
+    assert!(printed.starts_with("---\nname: huge\n"));
+    assert!(
+        printed.ends_with("\n[cut at 1048576 bytes]\n"),
+        "{}",
+        &printed[printed.len() - 80..]
+    );
+    assert!(printed.len() <= 1024 * 1024 + 64, "{} bytes", printed.len());
+    let warnings = stderr(&output);
+    assert_eq!(warnings.matches("file_too_large").count(), 1, "{warnings}");
+}

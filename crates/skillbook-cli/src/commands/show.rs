@@ -62,9 +62,16 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
             diagnostics,
         })?,
         Format::Text => {
+            // Cut on what is printed too: a control character is shown as an escape several
+            // bytes long, so a file of NUL bytes would print five times the limit.
+            let printable = output::printable(&content);
+            let mut end = printable.len().min(MAX_SHOWN_BYTES as usize);
+            while !printable.is_char_boundary(end) {
+                end -= 1;
+            }
             let mut stdout = io::stdout().lock();
-            stdout.write_all(output::printable(&content).as_bytes())?;
-            if truncated {
+            stdout.write_all(&printable.as_bytes()[..end])?;
+            if truncated || end < printable.len() {
                 writeln!(stdout, "\n[cut at {MAX_SHOWN_BYTES} bytes]")?;
             }
         }
