@@ -141,6 +141,9 @@ pub(crate) struct CommonArgs {
     /// is set (and not empty).
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = Color::Auto)]
     pub(crate) color: Color,
+    /// Print no warnings on stderr (errors still are; JSON output keeps every diagnostic).
+    #[arg(long, short = 'q', global = true)]
+    pub(crate) quiet: bool,
 }
 
 /// The options of [`CommonArgs`] that choose where skills are found (by argument id, and as

@@ -25,6 +25,9 @@ fn main() -> ExitCode {
         Err(error) => return argument_error(&error),
     };
     logging::init(&cli);
+    if cli.common.quiet {
+        output::be_quiet();
+    }
     let format = cli.common.format;
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),

@@ -4,9 +4,10 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
-use skillbook::Diagnostic;
+use skillbook::{Diagnostic, Severity};
 
 use crate::cli::Format;
 
@@ -225,10 +226,23 @@ pub(crate) fn leave<T>(value: T) {
     std::mem::forget(value);
 }
 
+/// `--quiet`: warnings are not printed on stderr.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Keeps warnings off stderr from now on (`--quiet`); errors are still printed.
+pub(crate) fn be_quiet() {
+    QUIET.store(true, Ordering::Relaxed);
+}
+
+/// Whether `diagnostic` is printed on stderr: errors always, warnings unless `--quiet`.
+fn shown(diagnostic: &Diagnostic) -> bool {
+    diagnostic.severity == Severity::Error || !QUIET.load(Ordering::Relaxed)
+}
+
 /// Prints diagnostics on stderr, one per line (control characters shown as escapes).
 pub(crate) fn diagnostics(diagnostics: &[Diagnostic]) {
     let mut stderr = io::BufWriter::new(io::stderr().lock());
-    for diagnostic in diagnostics {
+    for diagnostic in diagnostics.iter().filter(|diagnostic| shown(diagnostic)) {
         let _ = writeln!(stderr, "{}", printable(&diagnostic.to_string()));
     }
     let _ = stderr.flush();
@@ -236,6 +250,9 @@ pub(crate) fn diagnostics(diagnostics: &[Diagnostic]) {
 
 /// Prints one diagnostic on stderr, as [`diagnostics`] does, in one write.
 pub(crate) fn diagnostic(diagnostic: &Diagnostic) {
+    if !shown(diagnostic) {
+        return;
+    }
     let mut line = printable(&diagnostic.to_string()).into_owned();
     line.push('\n');
     let _ = io::stderr().lock().write_all(line.as_bytes());

@@ -264,3 +264,59 @@ fn list_with_nothing_found_names_every_root_it_searched() {
          [WS]/.claude/skills\n"
     );
 }
+
+/// `--quiet` keeps warnings off stderr, never errors, and leaves the JSON document whole.
+#[test]
+fn quiet_hides_warnings_but_never_errors() {
+    let fixture = Fixture::new();
+    // A name that differs from its folder (a warning) and a front matter that is no YAML (an
+    // error).
+    fixture.skill(
+        &fixture.root(),
+        "a",
+        "---\nname: review\ndescription: R.\n---\n",
+    );
+    fixture.skill(
+        &fixture.root(),
+        "broken",
+        "---\nname: broken\ndescription: [oops\n---\n",
+    );
+    for arguments in [
+        &["list"][..],
+        &["catalog"],
+        &["search", "review"],
+        &["show", "review"],
+    ] {
+        let loud = fixture.command().args(arguments).output().unwrap();
+        assert!(stderr(&loud).contains("warning["), "{arguments:?}");
+        let quiet = fixture
+            .command()
+            .arg("-q")
+            .args(arguments)
+            .output()
+            .unwrap();
+        assert_eq!(quiet.status.code(), loud.status.code(), "{arguments:?}");
+        assert_eq!(stdout(&quiet), stdout(&loud), "{arguments:?}");
+        let said = stderr(&quiet);
+        assert!(!said.contains("warning["), "{arguments:?}: {said}");
+        if arguments[0] != "show" {
+            assert!(
+                said.contains("error[invalid_yaml]"),
+                "{arguments:?}: {said}"
+            );
+        }
+    }
+    let json = fixture
+        .command()
+        .args(["--quiet", "list", "--format", "json"])
+        .output()
+        .unwrap();
+    let document: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let codes: Vec<&str> = document["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|diagnostic| diagnostic["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"name_directory_mismatch"), "{codes:?}");
+}

@@ -36,7 +36,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
         .collect();
     if common.format == Format::Text {
         for diagnostic in &diagnostics {
-            eprintln!("{}", output::printable(&diagnostic.to_string()));
+            output::diagnostic(diagnostic);
         }
     }
     // Through the skill reader, as a model would read it: a file swapped since discovery is
