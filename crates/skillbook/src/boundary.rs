@@ -473,7 +473,10 @@ fn open_failure(root: &Root, target: &Path, path: PathBuf, error: io::Error) -> 
         return BoundaryError::OutsideBoundary;
     }
     match error.kind() {
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => BoundaryError::NotFound { path },
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => BoundaryError::NotFound {
+            path,
+            suggestion: None,
+        },
         io::ErrorKind::IsADirectory => BoundaryError::IsDirectory { path },
         // Opening a socket fails (`ENXIO`) before there is a handle to inspect; look at what is
         // there, beneath the same root, only to word the error.

@@ -346,3 +346,56 @@ pub(crate) fn skill_instructions(name: &str, directory: &str, content: &str) -> 
         escape_xml(directory),
     )
 }
+
+/// The candidate nearly equal to `wanted`: the same but for case, else (for names of four
+/// characters or more) one or two characters off — the closest, ties to the first in order.
+pub(crate) fn closest_name<'a>(
+    wanted: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<String> {
+    let wanted_lower = wanted.to_lowercase();
+    let allowed = if wanted.chars().count() >= 8 { 2 } else { 1 };
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        if candidate == wanted {
+            continue;
+        }
+        let candidate_lower = candidate.to_lowercase();
+        if candidate_lower == wanted_lower {
+            return Some(candidate.to_owned());
+        }
+        if wanted.chars().count() < 4 {
+            continue;
+        }
+        let distance = edit_distance(&wanted_lower, &candidate_lower, allowed);
+        if distance <= allowed && best.is_none_or(|(closest, _)| distance < closest) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, candidate)| candidate.to_owned())
+}
+
+/// The Levenshtein distance of `left` and `right` in characters, or `limit + 1` as soon as it
+/// is known to be more than `limit`.
+fn edit_distance(left: &str, right: &str, limit: usize) -> usize {
+    let left: Vec<char> = left.chars().collect();
+    let right: Vec<char> = right.chars().collect();
+    if left.len().abs_diff(right.len()) > limit {
+        return limit + 1;
+    }
+    let mut previous: Vec<usize> = (0..=right.len()).collect();
+    for (row, &character) in left.iter().enumerate() {
+        let mut current = vec![row + 1; right.len() + 1];
+        for (column, &other) in right.iter().enumerate() {
+            let substitution = previous[column] + usize::from(character != other);
+            current[column + 1] = substitution
+                .min(previous[column + 1] + 1)
+                .min(current[column] + 1);
+        }
+        if current.iter().min().is_some_and(|&least| least > limit) {
+            return limit + 1;
+        }
+        previous = current;
+    }
+    previous[right.len()]
+}

@@ -40,14 +40,18 @@ pub enum BoundaryError {
 
     /// The path lies inside the boundary but nothing exists there.
     #[error(
-        "`{path}` does not exist; check the spelling against the skill's SKILL.md \
+        "`{path}` does not exist{hint}; check the spelling against the skill's SKILL.md \
          (relative paths resolve against the workspace, or against the first skill \
          directory when only skills are readable)",
-        path = path.display()
+        path = path.display(),
+        hint = suggestion.as_deref().map(|name| format!("; did you mean `{name}`?")).unwrap_or_default()
     )]
     NotFound {
         /// The absolute path that was looked up.
         path: PathBuf,
+        /// A file of nearly that name in the same folder (another case, a letter off), when
+        /// there is one: skills often name `FORMS.md` where the file is `forms.md`.
+        suggestion: Option<String>,
     },
 
     /// The path names a directory.
@@ -143,7 +147,10 @@ impl BoundaryError {
     pub fn map_path(self, rename: impl FnOnce(PathBuf) -> PathBuf) -> Self {
         match self {
             Self::RelativePath { path } => Self::RelativePath { path: rename(path) },
-            Self::NotFound { path } => Self::NotFound { path: rename(path) },
+            Self::NotFound { path, suggestion } => Self::NotFound {
+                path: rename(path),
+                suggestion,
+            },
             Self::IsDirectory { path } => Self::IsDirectory { path: rename(path) },
             Self::NotRegularFile { path, kind } => Self::NotRegularFile {
                 path: rename(path),

@@ -73,6 +73,7 @@ impl ReadBoundary {
             } else if source.kind() == io::ErrorKind::NotFound {
                 BoundaryError::NotFound {
                     path: location.absolute.clone(),
+                    suggestion: None,
                 }
             } else {
                 BoundaryError::Io {

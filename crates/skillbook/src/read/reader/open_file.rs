@@ -82,7 +82,15 @@ impl SkillReader {
                                 path: PathBuf::from(&located.display),
                             });
                         }
-                        None => return Err(not_found(located.display.clone())),
+                        None => {
+                            return Err(BoundaryError::NotFound {
+                                path: PathBuf::from(&located.display),
+                                suggestion: crate::read::closest_name(
+                                    &relative,
+                                    skill.files().map(|(name, _)| name),
+                                ),
+                            });
+                        }
                     }
                 };
                 Ok(SkillFileReader {
@@ -215,7 +223,7 @@ fn open_disk(
         Ok(opened) => return Ok(opened),
         // No link on the way can answer "not found" to an open that follows none.
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
-            return Err(disk_failure(&path, error));
+            return Err(near_miss(disk_failure(&path, error), folder, relative));
         }
         Err(_) => {}
     }
@@ -279,7 +287,38 @@ impl<'a> Located<'a> {
 pub(super) fn not_found(path: String) -> BoundaryError {
     BoundaryError::NotFound {
         path: PathBuf::from(path),
+        suggestion: None,
     }
+}
+
+/// `error`, when it says that nothing is at `relative` in `folder`, with the name of a file
+/// beside it that is nearly the one asked for.
+fn near_miss(error: BoundaryError, folder: &Dir, relative: &Path) -> BoundaryError {
+    match error {
+        BoundaryError::NotFound {
+            path,
+            suggestion: None,
+        } => BoundaryError::NotFound {
+            path,
+            suggestion: suggest_in_folder(folder, relative),
+        },
+        other => other,
+    }
+}
+
+/// A name in the folder of `relative` (beneath `folder`, following no link) that is nearly its
+/// last component: the same but for case, else a letter or two off.
+fn suggest_in_folder(folder: &Dir, relative: &Path) -> Option<String> {
+    let wanted = relative.file_name()?.to_str()?;
+    let parent = relative.parent().unwrap_or(Path::new(""));
+    // A handle of its own: listing moves the position of the handle it reads.
+    let directory = if parent.as_os_str().is_empty() {
+        folder.open_dir(".").ok()?
+    } else {
+        open::open_dir_path(folder, parent).ok()?
+    };
+    let (entries, _) = open::list_entries(&directory).ok()?;
+    crate::read::closest_name(wanted, entries.iter().filter_map(|(name, _)| name.to_str()))
 }
 
 /// Turns a failed open inside a skill folder into the error a reader can act on.
@@ -290,6 +329,7 @@ pub(super) fn disk_failure(path: &Path, error: io::Error) -> BoundaryError {
     match error.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => BoundaryError::NotFound {
             path: path.to_path_buf(),
+            suggestion: None,
         },
         io::ErrorKind::IsADirectory => BoundaryError::IsDirectory {
             path: path.to_path_buf(),

@@ -611,3 +611,57 @@ fn a_reader_naming_files_by_uri_never_shows_a_path_even_in_its_errors() {
         "{listing}"
     );
 }
+
+/// A file named in another case, or a letter off, is not found — and the answer names the
+/// file that is there (skills often say `FORMS.md` where the file is `forms.md`); a name with
+/// nothing near it gets no guess. The same on disk and in memory.
+#[test]
+fn not_found_names_a_file_of_nearly_that_name() {
+    let temporary = tree();
+    let top = temporary.path();
+    write(top, "pdf/forms.md", "forms\n");
+    write(top, "pdf/refs/reference.md", "reference\n");
+    let found = discover(top, SymlinkPolicy::Skip);
+    let disk = SkillReader::new(&found);
+    let memory = SkillReader::new(&Discovered::default()).with_provided([
+        crate::sources::ProvidedSkill::parse(skill_md("notes", false))
+            .unwrap()
+            .with_file("forms.md", b"forms".as_slice())
+            .unwrap()
+            .with_file("refs/reference.md", b"reference".as_slice())
+            .unwrap(),
+    ]);
+    let root = skills_root(top);
+    let cases = [
+        (&disk, root.join("pdf/FORMS.md"), Some("forms.md")),
+        (
+            &disk,
+            root.join("pdf/refs/refrence.md"),
+            Some("reference.md"),
+        ),
+        (&disk, root.join("pdf/nothing-like-it.md"), None),
+        (
+            &memory,
+            PathBuf::from("skill://notes/Forms.md"),
+            Some("forms.md"),
+        ),
+        (
+            &memory,
+            PathBuf::from("skill://notes/refs/reference.mdx"),
+            Some("refs/reference.md"),
+        ),
+    ];
+    for (reader, path, expected) in cases {
+        let path = path.to_string_lossy().into_owned();
+        let reply = reader.call_json(&json!({ "path": path }));
+        assert_eq!(reply["error"], "not_found", "{path}: {reply}");
+        let message = reply["message"].as_str().unwrap();
+        match expected {
+            Some(name) => assert!(
+                message.contains(&format!("did you mean `{name}`?")),
+                "{path}: {message}"
+            ),
+            None => assert!(!message.contains("did you mean"), "{path}: {message}"),
+        }
+    }
+}
