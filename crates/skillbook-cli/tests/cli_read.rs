@@ -196,3 +196,48 @@ fn a_followed_skill_file_link_to_etc_passwd_opens_that_file_only() {
         );
     }
 }
+
+/// A `skill://` URI names a found skill's file with or without `--restricted` (and a manual-only
+/// skill's only without it, as the model's reader never reads those).
+#[test]
+fn read_takes_skill_uris_in_both_modes() {
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "pdf",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n",
+    );
+    std::fs::write(fixture.root().join("pdf/forms.md"), "the forms\n").unwrap();
+    fixture.skill(
+        &fixture.root(),
+        "deploy",
+        "---\nname: deploy\ndescription: Deploy.\ndisable-model-invocation: true\n---\n",
+    );
+    let read = |arguments: &[&str]| -> Value {
+        let output = fixture
+            .command()
+            .arg("read")
+            .args(arguments)
+            .output()
+            .unwrap();
+        serde_json::from_str(&stdout(&output)).unwrap()
+    };
+    for restricted in [&[][..], &["--restricted"]] {
+        let forms = read(&[&["skill://pdf/forms.md"][..], restricted].concat());
+        assert_eq!(forms["content"], "the forms", "{restricted:?}: {forms}");
+        let near = read(&[&["skill://pdf/FORMS.md"][..], restricted].concat());
+        assert_eq!(near["error"], "not_found", "{restricted:?}");
+        assert!(
+            near["message"]
+                .as_str()
+                .unwrap()
+                .contains("did you mean `forms.md`?"),
+            "{near}"
+        );
+    }
+    assert_eq!(read(&["skill://deploy/SKILL.md"])["skill"], "deploy");
+    assert_eq!(
+        read(&["skill://deploy/SKILL.md", "--restricted"])["error"],
+        "not_found"
+    );
+}

@@ -24,6 +24,9 @@ pub(crate) fn run(common: &CommonArgs, args: &ReadArgs) -> anyhow::Result<Outcom
         SkillReader::new(&found)
             .only(|_, model_visible| model_visible)
             .read(&request)
+    } else if args.path.starts_with("skill://") {
+        // A skill's URI names a skill, not a place in the workspace: every found skill's.
+        SkillReader::new(&found).read(&request)
     } else {
         let boundary = match ReadBoundary::discovered(discovery.workspace(), &found) {
             Ok(boundary) => boundary,

@@ -44,7 +44,7 @@ pub enum BoundaryError {
          (relative paths resolve against the workspace, or against the first skill \
          directory when only skills are readable)",
         path = path.display(),
-        hint = suggestion.as_deref().map(|name| format!("; did you mean `{name}`?")).unwrap_or_default()
+        hint = suggestion.as_deref().map(|name| format!(" (did you mean `{name}`?)")).unwrap_or_default()
     )]
     NotFound {
         /// The absolute path that was looked up.

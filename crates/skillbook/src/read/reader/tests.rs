@@ -658,7 +658,7 @@ fn not_found_names_a_file_of_nearly_that_name() {
         let message = reply["message"].as_str().unwrap();
         match expected {
             Some(name) => assert!(
-                message.contains(&format!("did you mean `{name}`?")),
+                message.contains(&format!("does not exist (did you mean `{name}`?);")),
                 "{path}: {message}"
             ),
             None => assert!(!message.contains("did you mean"), "{path}: {message}"),
