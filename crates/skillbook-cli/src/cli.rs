@@ -58,6 +58,17 @@ pub(crate) enum Command {
     Verify(VerifyArgs),
     /// Remove installed skills and their entries in `skills-lock.json`.
     Remove(RemoveArgs),
+    /// Restore every skill in `skills-lock.json` from its recorded source (for a fresh clone or
+    /// CI).
+    ///
+    /// A skill whose files match the lock is left alone; a missing or changed one is installed
+    /// again, never in another version than the lock pins: a source that changed since it was
+    /// locked is an error naming the skill. With `--frozen`, nothing is changed and the command
+    /// exits 1 listing what would be.
+    Install(InstallArgs),
+    /// Read locked skills from their sources again, install the ones that changed and record
+    /// them in `skills-lock.json`, listing the files added, removed and changed in each.
+    Update(UpdateArgs),
     /// Print a completion script for a shell (for example `skillbook completions bash >
     /// ~/.local/share/bash-completion/completions/skillbook`).
     Completions(CompletionsArgs),
@@ -98,6 +109,28 @@ pub(crate) struct RemoveArgs {
     #[arg(value_name = "NAME", required = true)]
     pub(crate) names: Vec<String>,
     /// Remove from the home's skills.
+    #[arg(long)]
+    pub(crate) global: bool,
+}
+
+/// Options of `skillbook install`.
+#[derive(Debug, Args)]
+pub(crate) struct InstallArgs {
+    /// Restore the home's skills (`.agents/skills-lock.json` in the home).
+    #[arg(long)]
+    pub(crate) global: bool,
+    /// Change nothing: exit 1 listing the skills that would be installed again.
+    #[arg(long)]
+    pub(crate) frozen: bool,
+}
+
+/// Options of `skillbook update`.
+#[derive(Debug, Args)]
+pub(crate) struct UpdateArgs {
+    /// The skills to update, by name [default: every skill in the lock].
+    #[arg(value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+    /// Update the home's skills.
     #[arg(long)]
     pub(crate) global: bool,
 }

@@ -158,6 +158,35 @@ pub enum PackageError {
         /// The skills folder.
         path: PathBuf,
     },
+    /// A locked skill's source is of a kind this build cannot fetch (only local folders so
+    /// far).
+    #[error(
+        "{name}: locked from {source_type} source {locked_source:?}, which this build cannot fetch yet (only local folders)"
+    )]
+    UnsupportedLockedSource {
+        /// The skill's name in the lock.
+        name: String,
+        /// The lock's `source`.
+        locked_source: String,
+        /// The lock's `sourceType`.
+        source_type: String,
+    },
+    /// A locked skill's source no longer holds what the lock pins.
+    #[error("{name}: {} no longer matches the lock; nothing was installed. Restore the source, or run `skillbook update {name}` to take and lock its new version", path.display())]
+    SourceChanged {
+        /// The skill's name in the lock.
+        name: String,
+        /// The skill's folder in the source.
+        path: PathBuf,
+    },
+    /// A name given to `update` is not in the lock.
+    #[error("{name:?} is not in {}; `skillbook add` installs and locks a skill", path.display())]
+    NotLocked {
+        /// The name.
+        name: String,
+        /// The lock file.
+        path: PathBuf,
+    },
     /// The skills folder, or the folder holding it, is a symbolic link.
     #[error("{}: is a symbolic link; discovery skips linked roots, so install into a real folder", path.display())]
     TargetIsLink {

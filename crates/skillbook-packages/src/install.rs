@@ -50,7 +50,7 @@ impl Target {
         &self.lock_path
     }
 
-    fn lock_folder(&self) -> &Path {
+    pub(crate) fn lock_folder(&self) -> &Path {
         self.lock_path.parent().unwrap_or(Path::new("."))
     }
 
@@ -418,6 +418,18 @@ impl PlannedSkill {
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
+
+    /// The lock entry recording this skill, from `source` as written in the lock.
+    pub(crate) fn lock_entry(&self, source: String) -> NewEntry {
+        NewEntry::new(source, "local", self.snapshot.computed_hash())
+            .skill_path(self.skill_path.clone())
+            .digests(self.snapshot.digest(), self.snapshot.file_digests())
+    }
+
+    /// The files read from the source.
+    pub(crate) fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
 }
 
 impl Plan {
@@ -449,37 +461,63 @@ impl Plan {
         target: &Target,
         write_lock: impl FnOnce(&Lock, &Path) -> Result<(), crate::error::LockError>,
     ) -> Result<Installed, PackageError> {
-        target.prepare()?;
-        let mut lock = Lock::read(target.lock_path())?;
-        let mut staged = Vec::new();
-        for skill in &self.skills {
-            staged.push(stage(target.skills_folder(), skill)?);
-        }
-        let mut swaps = Swaps::default();
-        for (skill, folder) in self.skills.iter().zip(&staged) {
-            let place = target.skills_folder().join(&skill.name);
-            if let Err(error) = swaps.swap_in(folder.path(), &place) {
-                swaps.undo();
-                return Err(error);
-            }
-        }
         let Source::Local(source) = &self.source;
         let portable = portable_local_source(source, target.lock_folder());
-        for skill in &self.skills {
-            let entry = NewEntry::new(portable.clone(), "local", skill.snapshot.computed_hash())
-                .skill_path(skill.skill_path.clone())
-                .digests(skill.snapshot.digest(), skill.snapshot.file_digests());
-            lock.insert(&skill.name, entry);
-        }
-        if let Err(error) = write_lock(&lock, target.lock_path()) {
-            swaps.undo();
-            return Err(error.into());
-        }
-        swaps.finish();
+        let skills: Vec<&PlannedSkill> = self.skills.iter().collect();
+        put_in_place(
+            target,
+            &skills,
+            |lock| {
+                for skill in &self.skills {
+                    lock.insert(&skill.name, skill.lock_entry(portable.clone()));
+                }
+                true
+            },
+            write_lock,
+        )?;
         Ok(Installed {
             names: self.skills.iter().map(|skill| skill.name.clone()).collect(),
         })
     }
+
+    /// The planned skills, taken out of the plan.
+    pub(crate) fn into_skills(self) -> Vec<PlannedSkill> {
+        self.skills
+    }
+}
+
+/// Installs `skills` into `target` all or nothing: each is written into a temporary folder in
+/// the skills folder and renamed into place; then `edit_lock` changes the lock, which is
+/// written with `write_lock` when `edit_lock` says it changed. On any failure every skill and
+/// the lock are left as they were.
+pub(crate) fn put_in_place(
+    target: &Target,
+    skills: &[&PlannedSkill],
+    edit_lock: impl FnOnce(&mut Lock) -> bool,
+    write_lock: impl FnOnce(&Lock, &Path) -> Result<(), crate::error::LockError>,
+) -> Result<(), PackageError> {
+    target.prepare()?;
+    let mut lock = Lock::read(target.lock_path())?;
+    let mut staged = Vec::new();
+    for skill in skills {
+        staged.push(stage(target.skills_folder(), skill)?);
+    }
+    let mut swaps = Swaps::default();
+    for (skill, folder) in skills.iter().zip(&staged) {
+        let place = target.skills_folder().join(&skill.name);
+        if let Err(error) = swaps.swap_in(folder.path(), &place) {
+            swaps.undo();
+            return Err(error);
+        }
+    }
+    if edit_lock(&mut lock)
+        && let Err(error) = write_lock(&lock, target.lock_path())
+    {
+        swaps.undo();
+        return Err(error.into());
+    }
+    swaps.finish();
+    Ok(())
 }
 
 /// What [`Plan::install`] did.

@@ -1,5 +1,5 @@
 //! Skill packages: install Agent Skills from a source into a workspace, pin them in a
-//! `skills-lock.json`, verify them against it, and remove them.
+//! `skills-lock.json`, verify them against it, restore them from it, update and remove them.
 //!
 //! The lock has the shape the `skills` npm tool (1.7.x) reads and writes, with its
 //! `computedHash` computed as it computes it, so either tool installs from a lock the other
@@ -41,6 +41,7 @@ mod collation;
 mod error;
 mod install;
 mod lock;
+mod restore;
 mod snapshot;
 mod verify;
 
@@ -48,5 +49,6 @@ pub use collation::locale_compare;
 pub use error::{LockError, PackageError};
 pub use install::{Add, CheckPolicy, Installed, Plan, PlannedSkill, Source, Target, remove};
 pub use lock::{LOCK_FILE_NAME, LOCK_VERSION, Lock, LockEntry, NewEntry};
+pub use restore::{InstallMode, InstallReport, SkillUpdate, UpdateReport, install, update};
 pub use snapshot::{FolderLimits, LeftOut, LeftOutReason, computed_hash, digest};
 pub use verify::{Drift, SkillDrift, VerifyReport, verify};

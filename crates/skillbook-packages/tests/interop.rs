@@ -5,7 +5,9 @@
 use std::fs;
 use std::path::Path;
 
-use skillbook_packages::{Lock, computed_hash, locale_compare};
+use skillbook_packages::{
+    InstallMode, Lock, Target, computed_hash, install, locale_compare, verify,
+};
 
 type Result = std::result::Result<(), Box<dyn std::error::Error>>;
 
@@ -79,6 +81,58 @@ fn links_git_and_node_modules_are_left_out_of_computed_hash_as_the_tool_does() -
         Some(computed_hash(&alpha)?.as_str()),
         lock.get("alpha").and_then(|entry| entry.computed_hash())
     );
+    Ok(())
+}
+
+#[test]
+fn a_lock_the_skills_tool_wrote_installs_checked_by_its_computed_hash() -> Result {
+    let workspace = tempfile::tempdir()?;
+    source_tree(&workspace.path().join("src"))?;
+    // `beta` holds names differing only in case, which skillbook refuses to install.
+    let mut lock = Lock::parse(
+        Path::new("skills-lock.json"),
+        include_str!("fixtures/skills-1.7.4-lock.json"),
+    )?;
+    assert!(lock.remove("beta"));
+    let lock_path = workspace.path().join("skills-lock.json");
+    lock.write(&lock_path)?;
+    let lock_text = fs::read_to_string(&lock_path)?;
+    let target = Target::workspace(workspace.path());
+
+    let report = install(&target, InstallMode::Restore)?;
+    let restored: Vec<&str> = report
+        .restored
+        .iter()
+        .map(|skill| skill.name.as_str())
+        .collect();
+    assert_eq!(restored, ["alpha", "gamma"]);
+    assert!(report.applied);
+    assert_eq!(
+        fs::read_to_string(workspace.path().join(".agents/skills/gamma/sub/éa.md"))?,
+        "é\n"
+    );
+    assert_eq!(
+        fs::read_to_string(&lock_path)?,
+        lock_text,
+        "the lock is not rewritten"
+    );
+    assert!(verify(&target)?.is_clean());
+    assert!(install(&target, InstallMode::Frozen)?.is_unchanged());
+
+    // A source that no longer hashes as the tool locked it is refused, naming the skill.
+    fs::remove_dir_all(workspace.path().join(".agents/skills/gamma"))?;
+    write(
+        &workspace.path().join("src"),
+        "gamma/sub/eb.md",
+        "changed\n",
+    )?;
+    let message = install(&target, InstallMode::Restore)
+        .err()
+        .map(|error| error.to_string())
+        .unwrap_or_default();
+    assert!(message.starts_with("gamma: "), "{message}");
+    assert!(message.contains("no longer matches the lock"), "{message}");
+    assert!(!workspace.path().join(".agents/skills/gamma").exists());
     Ok(())
 }
 

@@ -9,6 +9,7 @@ mod demo;
 mod list;
 mod mcp;
 mod packages;
+mod packages_restore;
 mod read;
 mod search;
 mod serve;
@@ -48,6 +49,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Add(args) => packages::add(&cli.common, args),
         Command::Verify(args) => packages::verify(&cli.common, args.global),
         Command::Remove(args) => packages::remove(&cli.common, args),
+        Command::Install(args) => packages_restore::install(&cli.common, args),
+        Command::Update(args) => packages_restore::update(&cli.common, args),
         Command::Completions(args) => completions(cli.common.format, args),
     }
 }

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::json;
 use skillbook_packages::{
-    Add, CheckPolicy, Drift, PackageError, Plan, PlannedSkill, Source, Target, VerifyReport,
+    Add, CheckPolicy, Drift, PackageError, Plan, PlannedSkill, SkillDrift, Source, Target,
+    VerifyReport,
 };
 
 use crate::cli::{AddArgs, CommonArgs, Format, RemoveArgs};
@@ -135,7 +136,7 @@ pub(crate) fn remove(common: &CommonArgs, args: &RemoveArgs) -> anyhow::Result<O
 }
 
 /// The workspace's skills, or with `--global` the home's (`--home`, else `$HOME`).
-fn target(common: &CommonArgs, global: bool) -> Result<Target, anyhow::Result<Outcome>> {
+pub(super) fn target(common: &CommonArgs, global: bool) -> Result<Target, anyhow::Result<Outcome>> {
     if !global {
         return Ok(Target::workspace(
             std::path::absolute(&common.workspace).unwrap_or_else(|_| common.workspace.clone()),
@@ -160,13 +161,16 @@ fn target(common: &CommonArgs, global: bool) -> Result<Target, anyhow::Result<Ou
 }
 
 /// Reports a library error with its stable code; checker errors are listed too.
-fn refuse(format: Format, error: &PackageError) -> anyhow::Result<Outcome> {
+pub(super) fn refuse(format: Format, error: &PackageError) -> anyhow::Result<Outcome> {
     let (code, outcome) = match error {
         PackageError::UnsupportedSource { .. } => ("unsupported_source", Outcome::UsageError),
         PackageError::Lock(_) => ("invalid_lock", Outcome::Failure),
         PackageError::CheckFailed { .. } => ("check_failed", Outcome::Failure),
         PackageError::NameCollision { .. } => ("name_collision", Outcome::Failure),
         PackageError::NotInstalled { .. } => ("not_installed", Outcome::Failure),
+        PackageError::NotLocked { .. } => ("not_locked", Outcome::Failure),
+        PackageError::SourceChanged { .. } => ("source_changed", Outcome::Failure),
+        PackageError::UnsupportedLockedSource { .. } => ("unsupported_source", Outcome::Failure),
         PackageError::NoSkills { .. } | PackageError::SkillNotInSource { .. } => {
             ("no_skill_found", Outcome::Failure)
         }
@@ -248,9 +252,9 @@ fn planned_json(target: &Target, skill: &PlannedSkill) -> serde_json::Value {
     })
 }
 
-/// One drifted skill in `skillbook verify --format json`.
+/// One drifted skill in `skillbook verify` and `install --format json`.
 #[derive(Serialize)]
-struct DriftJson<'a> {
+pub(super) struct DriftJson<'a> {
     name: &'a str,
     state: &'static str,
     added: &'a [String],
@@ -260,42 +264,40 @@ struct DriftJson<'a> {
     message: Option<&'a str>,
 }
 
+pub(super) fn drift_json(skill: &SkillDrift) -> DriftJson<'_> {
+    let mut entry = DriftJson {
+        name: &skill.name,
+        state: "changed",
+        added: &[],
+        removed: &[],
+        changed: &[],
+        hash_only: false,
+        message: None,
+    };
+    match &skill.drift {
+        Drift::Missing => entry.state = "missing",
+        Drift::Changed {
+            added,
+            removed,
+            changed,
+            hash_only,
+        } => {
+            entry.added = added;
+            entry.removed = removed;
+            entry.changed = changed;
+            entry.hash_only = *hash_only;
+        }
+        Drift::Unreadable { message } => {
+            entry.state = "unreadable";
+            entry.message = Some(message);
+        }
+        _ => entry.state = "unknown",
+    }
+    entry
+}
+
 fn verify_json(target: &Target, report: &VerifyReport) -> serde_json::Value {
-    let drifted: Vec<DriftJson<'_>> = report
-        .drifted
-        .iter()
-        .map(|skill| {
-            let mut entry = DriftJson {
-                name: &skill.name,
-                state: "changed",
-                added: &[],
-                removed: &[],
-                changed: &[],
-                hash_only: false,
-                message: None,
-            };
-            match &skill.drift {
-                Drift::Missing => entry.state = "missing",
-                Drift::Changed {
-                    added,
-                    removed,
-                    changed,
-                    hash_only,
-                } => {
-                    entry.added = added;
-                    entry.removed = removed;
-                    entry.changed = changed;
-                    entry.hash_only = *hash_only;
-                }
-                Drift::Unreadable { message } => {
-                    entry.state = "unreadable";
-                    entry.message = Some(message);
-                }
-                _ => entry.state = "unknown",
-            }
-            entry
-        })
-        .collect();
+    let drifted: Vec<DriftJson<'_>> = report.drifted.iter().map(drift_json).collect();
     json!({
         "lock": target.lock_path().display().to_string(),
         "clean": report.is_clean(),
@@ -309,34 +311,7 @@ fn show_verify(target: &Target, report: &VerifyReport) -> io::Result<()> {
     let mut out = io::stdout().lock();
     let lock = target.lock_path().display().to_string();
     for skill in &report.drifted {
-        let name = printable(&skill.name);
-        match &skill.drift {
-            Drift::Missing => writeln!(out, "{name}: missing")?,
-            Drift::Changed {
-                added,
-                removed,
-                changed,
-                hash_only,
-            } => {
-                if *hash_only {
-                    writeln!(
-                        out,
-                        "{name}: changed (the lock has only the folder's computedHash, so files are not named)"
-                    )?;
-                } else {
-                    writeln!(out, "{name}: changed")?;
-                }
-                for (mark, paths) in [("+", added), ("-", removed), ("~", changed)] {
-                    for path in paths {
-                        writeln!(out, "  {mark} {}", printable(path))?;
-                    }
-                }
-            }
-            Drift::Unreadable { message } => {
-                writeln!(out, "{name}: unreadable: {}", printable(message))?
-            }
-            _ => writeln!(out, "{name}: differs")?,
-        }
+        show_drift(&mut out, skill)?;
     }
     if report.is_clean() {
         writeln!(
@@ -358,6 +333,39 @@ fn show_verify(target: &Target, report: &VerifyReport) -> io::Result<()> {
         let names = report.not_locked.join(", ");
         let mut err = io::stderr().lock();
         writeln!(err, "note: not in the lock: {}", printable(&names))?;
+    }
+    Ok(())
+}
+
+/// One drifted skill as `verify` and `install` print it: its state, then `+`, `-` and `~` lines.
+pub(super) fn show_drift(out: &mut impl Write, skill: &SkillDrift) -> io::Result<()> {
+    let name = printable(&skill.name);
+    match &skill.drift {
+        Drift::Missing => writeln!(out, "{name}: missing")?,
+        Drift::Changed {
+            added,
+            removed,
+            changed,
+            hash_only,
+        } => {
+            if *hash_only {
+                writeln!(
+                    out,
+                    "{name}: changed (the lock has only the folder's computedHash, so files are not named)"
+                )?;
+            } else {
+                writeln!(out, "{name}: changed")?;
+            }
+            for (mark, paths) in [("+", added), ("-", removed), ("~", changed)] {
+                for path in paths {
+                    writeln!(out, "  {mark} {}", printable(path))?;
+                }
+            }
+        }
+        Drift::Unreadable { message } => {
+            writeln!(out, "{name}: unreadable: {}", printable(message))?
+        }
+        _ => writeln!(out, "{name}: differs")?,
     }
     Ok(())
 }

@@ -1,0 +1,122 @@
+//! `skillbook install` and `update`: skills restored from `skills-lock.json`, and moved to their
+//! sources' new versions.
+//!
+//! Exit codes: 0 when done, 1 when refused (a source that changed since it was locked, a name
+//! not in the lock) or when `install --frozen` would change something.
+
+use std::io::{self, Write};
+
+use serde_json::json;
+use skillbook_packages::{InstallMode, SkillUpdate};
+
+use super::packages::{drift_json, refuse, show_drift, target};
+use crate::cli::{CommonArgs, Format, InstallArgs, UpdateArgs};
+use crate::output::{self, Outcome, printable};
+
+/// `skillbook install [--frozen]`.
+pub(crate) fn install(common: &CommonArgs, args: &InstallArgs) -> anyhow::Result<Outcome> {
+    let format = common.format;
+    let target = match target(common, args.global) {
+        Ok(target) => target,
+        Err(outcome) => return outcome,
+    };
+    let mode = if args.frozen {
+        InstallMode::Frozen
+    } else {
+        InstallMode::Restore
+    };
+    let report = match skillbook_packages::install(&target, mode) {
+        Ok(report) => report,
+        Err(error) => return refuse(format, &error),
+    };
+    let lock = target.lock_path().display().to_string();
+    match format {
+        Format::Json => output::json(&json!({
+            "lock": lock,
+            "checked": report.checked,
+            "frozen": args.frozen,
+            "applied": report.applied,
+            "restored": report.restored.iter().map(drift_json).collect::<Vec<_>>(),
+        }))?,
+        Format::Text => {
+            let mut out = io::stdout().lock();
+            for skill in &report.restored {
+                show_drift(&mut out, skill)?;
+            }
+            let count = report.restored.len();
+            if report.is_unchanged() {
+                writeln!(
+                    out,
+                    "{} locked skill(s) match {}; nothing to install",
+                    report.checked,
+                    printable(&lock)
+                )?;
+            } else if report.applied {
+                writeln!(
+                    out,
+                    "installed {count} of {} locked skill(s) again from their sources",
+                    report.checked
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "--frozen: {count} of {} locked skill(s) would be installed again; nothing changed",
+                    report.checked
+                )?;
+            }
+        }
+    }
+    Ok(if report.is_unchanged() || report.applied {
+        Outcome::Success
+    } else {
+        Outcome::Failure
+    })
+}
+
+/// `skillbook update [NAME…]`.
+pub(crate) fn update(common: &CommonArgs, args: &UpdateArgs) -> anyhow::Result<Outcome> {
+    let format = common.format;
+    let target = match target(common, args.global) {
+        Ok(target) => target,
+        Err(outcome) => return outcome,
+    };
+    let report = match skillbook_packages::update(&target, &args.names) {
+        Ok(report) => report,
+        Err(error) => return refuse(format, &error),
+    };
+    match format {
+        Format::Json => output::json(&json!({
+            "lock": target.lock_path().display().to_string(),
+            "updated": report.updated.iter().map(update_json).collect::<Vec<_>>(),
+            "unchanged": report.unchanged,
+        }))?,
+        Format::Text => {
+            let mut out = io::stdout().lock();
+            for skill in &report.updated {
+                writeln!(out, "{}: updated", printable(&skill.name))?;
+                for (mark, paths) in [
+                    ("+", &skill.added),
+                    ("-", &skill.removed),
+                    ("~", &skill.changed),
+                ] {
+                    for path in paths {
+                        writeln!(out, "  {mark} {}", printable(path))?;
+                    }
+                }
+            }
+            for name in &report.unchanged {
+                writeln!(out, "{}: unchanged", printable(name))?;
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+fn update_json(skill: &SkillUpdate) -> serde_json::Value {
+    json!({
+        "name": skill.name,
+        "added": skill.added,
+        "removed": skill.removed,
+        "changed": skill.changed,
+    })
+}

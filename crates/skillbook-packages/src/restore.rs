@@ -1,0 +1,272 @@
+//! Restoring locked skills from their sources (`install`), and taking their new versions
+//! (`update`).
+//!
+//! Both read each skill from the source its lock entry records, by discovery's rules and with
+//! the same checks and atomic install as [`crate::Add`]. `install` never installs anything
+//! other than what the lock pins: a source that no longer matches is an error naming the skill.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::PathBuf;
+
+use crate::error::PackageError;
+use crate::install::{Add, CheckPolicy, PlannedSkill, Source, Target, put_in_place};
+use crate::lock::{Lock, LockEntry, resolve_local_source};
+use crate::snapshot::{FolderLimits, Snapshot};
+use crate::verify::{SkillDrift, verify};
+
+/// What [`install`] does when an installed skill differs from the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum InstallMode {
+    /// Each missing or drifted skill is installed again from its source.
+    #[default]
+    Restore,
+    /// Nothing is changed; the report lists what would be (`--frozen`).
+    Frozen,
+}
+
+/// What [`install`] found and did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct InstallReport {
+    /// How many locked skills were compared.
+    pub checked: usize,
+    /// Each locked skill that was missing or differed from the lock, with how.
+    pub restored: Vec<SkillDrift>,
+    /// The skills in `restored` were installed again (never with [`InstallMode::Frozen`]).
+    pub applied: bool,
+}
+
+impl InstallReport {
+    /// Every locked skill already matched the lock: nothing was (or would be) installed.
+    pub fn is_unchanged(&self) -> bool {
+        self.restored.is_empty()
+    }
+}
+
+/// Restores every skill in `target`'s lock from its recorded source: a skill whose installed
+/// files match the lock is left alone; a missing or drifted one is read from its source,
+/// compared with the lock (skillbook's digest, or the `skills` tool's `computedHash` when the
+/// entry has only that) and installed again. All or nothing; the lock is not changed.
+///
+/// Checker errors do not refuse a locked skill: the lock pins the content that was accepted
+/// when it was added.
+///
+/// # Errors
+///
+/// The lock cannot be read; a skill's source is not a local folder
+/// ([`PackageError::UnsupportedLockedSource`]), no longer holds the skill, or no longer matches
+/// the lock ([`PackageError::SourceChanged`]); a skill is hostile; a folder cannot be written.
+/// Nothing is changed when an error is returned.
+pub fn install(target: &Target, mode: InstallMode) -> Result<InstallReport, PackageError> {
+    let verified = verify(target)?;
+    let mut report = InstallReport {
+        checked: verified.checked,
+        restored: verified.drifted,
+        applied: false,
+    };
+    if report.is_unchanged() || mode == InstallMode::Frozen {
+        return Ok(report);
+    }
+    let lock = Lock::read(target.lock_path())?;
+    let names: Vec<String> = report
+        .restored
+        .iter()
+        .map(|skill| skill.name.clone())
+        .collect();
+    let planned = read_sources(target, &lock, &names, CheckPolicy::Force)?;
+    for (skill, entry) in planned.iter().zip(entries(target, &lock, &names)?) {
+        if !matches_lock(skill.snapshot(), entry) {
+            return Err(PackageError::SourceChanged {
+                name: skill.name().to_owned(),
+                path: skill.directory().to_path_buf(),
+            });
+        }
+    }
+    let skills: Vec<&PlannedSkill> = planned.iter().collect();
+    put_in_place(target, &skills, |_| false, |lock, path| lock.write(path))?;
+    report.applied = true;
+    Ok(report)
+}
+
+/// How one skill's files changed between the lock and its source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkillUpdate {
+    /// The skill's name.
+    pub name: String,
+    /// Files in the source and not in the lock.
+    pub added: Vec<String>,
+    /// Files in the lock and no longer in the source.
+    pub removed: Vec<String>,
+    /// Files whose content changed.
+    pub changed: Vec<String>,
+}
+
+/// What [`update`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct UpdateReport {
+    /// Each skill whose source changed: installed in its new version and locked.
+    pub updated: Vec<SkillUpdate>,
+    /// Skills whose source still matches the lock.
+    pub unchanged: Vec<String>,
+}
+
+/// Reads each of `names` (every locked skill when empty) from its source again; each one
+/// that changed is installed in its new version and recorded in the lock, all or nothing.
+/// The files named in the report are compared with the lock's per-file digests, or, for an
+/// entry the `skills` tool wrote (which has none), with the installed folder.
+///
+/// # Errors
+///
+/// A name is not in the lock ([`PackageError::NotLocked`]); a source is not a local folder
+/// or no longer holds the skill; a new version is hostile or has checker errors (as for
+/// [`crate::Add`]); the lock or a folder cannot be read or written. Nothing is changed when an
+/// error is returned.
+pub fn update<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<UpdateReport, PackageError> {
+    let lock = Lock::read(target.lock_path())?;
+    let mut chosen: Vec<String> = Vec::new();
+    for name in names {
+        let name = name.as_ref();
+        if lock.get(name).is_none() {
+            return Err(PackageError::NotLocked {
+                name: name.to_owned(),
+                path: target.lock_path().to_path_buf(),
+            });
+        }
+        if !chosen.iter().any(|known| known == name) {
+            chosen.push(name.to_owned());
+        }
+    }
+    if names.is_empty() {
+        chosen = lock.entries().map(|(name, _)| name.to_owned()).collect();
+    }
+    let planned = read_sources(target, &lock, &chosen, CheckPolicy::RefuseErrors)?;
+    let mut report = UpdateReport::default();
+    let mut changed: Vec<(&PlannedSkill, String)> = Vec::new();
+    for (skill, entry) in planned.iter().zip(entries(target, &lock, &chosen)?) {
+        if matches_lock(skill.snapshot(), entry) {
+            report.unchanged.push(skill.name().to_owned());
+            continue;
+        }
+        report.updated.push(file_changes(target, skill, entry));
+        changed.push((skill, entry.source().unwrap_or_default().to_owned()));
+    }
+    if changed.is_empty() {
+        return Ok(report);
+    }
+    let skills: Vec<&PlannedSkill> = changed.iter().map(|(skill, _)| *skill).collect();
+    put_in_place(
+        target,
+        &skills,
+        |lock| {
+            for (skill, source) in &changed {
+                lock.insert(skill.name(), skill.lock_entry(source.clone()));
+            }
+            true
+        },
+        |lock, path| lock.write(path),
+    )?;
+    Ok(report)
+}
+
+/// The lock entries of `names`, in order.
+fn entries<'a>(
+    target: &Target,
+    lock: &'a Lock,
+    names: &[String],
+) -> Result<Vec<LockEntry<'a>>, PackageError> {
+    names
+        .iter()
+        .map(|name| {
+            lock.get(name).ok_or_else(|| PackageError::NotLocked {
+                name: name.clone(),
+                path: target.lock_path().to_path_buf(),
+            })
+        })
+        .collect()
+}
+
+/// Reads each of `names` from the source its lock entry records (grouped by source, so a
+/// source is searched once), in the order of `names`.
+fn read_sources(
+    target: &Target,
+    lock: &Lock,
+    names: &[String],
+    check: CheckPolicy,
+) -> Result<Vec<PlannedSkill>, PackageError> {
+    let mut by_source: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+    for (name, entry) in names.iter().zip(entries(target, lock, names)?) {
+        let source = entry.source().unwrap_or_default();
+        let source_type = entry.source_type().unwrap_or_default();
+        if source_type != "local" || source.is_empty() {
+            return Err(PackageError::UnsupportedLockedSource {
+                name: name.clone(),
+                locked_source: source.to_owned(),
+                source_type: source_type.to_owned(),
+            });
+        }
+        let folder = resolve_local_source(source, target.lock_folder());
+        by_source.entry(folder).or_default().push(name.clone());
+    }
+    let mut found: BTreeMap<String, PlannedSkill> = BTreeMap::new();
+    for (folder, group) in by_source {
+        let plan = Add::new(Source::local(&folder))
+            .skills(group)
+            .check(check)
+            .plan(target)?;
+        for skill in plan.into_skills() {
+            found.insert(skill.name().to_owned(), skill);
+        }
+    }
+    Ok(names.iter().filter_map(|name| found.remove(name)).collect())
+}
+
+/// The source's files are what the lock pins: skillbook's digest when the entry has it, else
+/// the `skills` tool's `computedHash`.
+fn matches_lock(snapshot: &Snapshot, entry: LockEntry<'_>) -> bool {
+    match (entry.digest(), entry.computed_hash()) {
+        (Some(digest), _) => snapshot.digest() == digest,
+        (None, Some(hash)) => snapshot.computed_hash() == hash,
+        (None, None) => false,
+    }
+}
+
+/// The files added, removed and changed from the lock's per-file digests (or, without them,
+/// the installed folder's files) to the source's.
+fn file_changes(target: &Target, skill: &PlannedSkill, entry: LockEntry<'_>) -> SkillUpdate {
+    let old: BTreeMap<String, String> = match entry.files() {
+        Some(files) => files
+            .into_iter()
+            .map(|(path, digest)| (path.to_owned(), digest.to_owned()))
+            .collect(),
+        None => {
+            let folder = target.skills_folder().join(skill.name());
+            let installed = fs::symlink_metadata(&folder)
+                .ok()
+                .and_then(|_| Snapshot::read(&folder, &FolderLimits::default()).ok());
+            installed
+                .map(|snapshot| snapshot.file_digests())
+                .unwrap_or_default()
+        }
+    };
+    let new = skill.snapshot().file_digests();
+    let paths: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    let mut update = SkillUpdate {
+        name: skill.name().to_owned(),
+        added: Vec::new(),
+        removed: Vec::new(),
+        changed: Vec::new(),
+    };
+    for path in paths {
+        match (old.get(path), new.get(path)) {
+            (None, Some(_)) => update.added.push(path.clone()),
+            (Some(_), None) => update.removed.push(path.clone()),
+            (Some(before), Some(after)) if before != after => update.changed.push(path.clone()),
+            _ => {}
+        }
+    }
+    update
+}
