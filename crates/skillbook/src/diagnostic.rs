@@ -133,6 +133,9 @@ pub enum DiagnosticCode {
     /// The body refers to a file outside the skill's folder: an absolute path, a path that climbs
     /// out with `..`, or one that leads out through a symbolic link.
     ReferenceOutsideSkill,
+    /// A word of the body names a file of the skill only in another case (`FORMS.md` for
+    /// `forms.md`).
+    ReferenceCaseMismatch,
 }
 
 impl DiagnosticCode {
@@ -181,6 +184,7 @@ impl DiagnosticCode {
             DiagnosticCode::UnusableName => "unusable_name",
             DiagnosticCode::BrokenReference => "broken_reference",
             DiagnosticCode::ReferenceOutsideSkill => "reference_outside_skill",
+            DiagnosticCode::ReferenceCaseMismatch => "reference_case_mismatch",
         }
     }
 }

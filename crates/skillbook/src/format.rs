@@ -143,7 +143,9 @@ pub(crate) fn class(code: DiagnosticCode) -> Class {
         | Code::DepthLimit
         | Code::DirectoryLimit
         | Code::NoSkillFound => Class::Walk,
-        Code::BrokenReference | Code::ReferenceOutsideSkill => Class::Lint,
+        Code::BrokenReference | Code::ReferenceOutsideSkill | Code::ReferenceCaseMismatch => {
+            Class::Lint
+        }
     }
 }
 

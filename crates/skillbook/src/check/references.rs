@@ -72,6 +72,8 @@ pub(super) enum Form {
     Link,
     /// Inline code that reads as a path, which may be the user's rather than the skill's.
     Code,
+    /// A word of prose that reads as a file name ([`words`]): checked only for case.
+    Word,
 }
 
 /// Where a reference leads.
@@ -153,6 +155,7 @@ pub(super) fn scan(text: &str, body_line: u64) -> Vec<Reference> {
             found.extend(reference(line, number, offset, raw, Form::Link));
         } else {
             scan_inline(line, number, &mut found);
+            words::scan_words(line, number, &mut found);
         }
         // `[`forms.md`](forms.md)` is one reference, not two.
         let links: Vec<Target> = found
@@ -361,13 +364,13 @@ fn unescaped(text: &str, wanted: u8) -> Option<usize> {
 fn reference(line: &str, number: u64, offset: usize, raw: &str, form: Form) -> Option<Reference> {
     let target = match form {
         Form::Link => link_target(raw)?,
-        Form::Code => code_target(raw)?,
+        Form::Code | Form::Word => code_target(raw)?,
     };
     let before = line.get(..offset).unwrap_or(line);
     // Messages name the file, without the link's `?query` or `#fragment`.
     let written = match form {
         Form::Link => raw.split(['?', '#']).next().unwrap_or(raw),
-        Form::Code => raw,
+        Form::Code | Form::Word => raw,
     };
     Some(Reference {
         written: written.to_owned(),
@@ -508,6 +511,8 @@ struct Problem<'r> {
 enum ProblemKind {
     /// Nothing is there; the file perhaps meant.
     Missing(Option<String>),
+    /// A word of prose names this file of the skill in another case.
+    OtherCase(String),
     /// Absolute, or climbing out with `..`.
     Outside,
     /// A symbolic link on the way leads out of the folder.
@@ -532,6 +537,12 @@ impl Folder {
         };
         let kind = match open::exists_beneath(&self.directory, Path::new(path)) {
             Ok(true) => return None,
+            Ok(false) if reference.form == Form::Word => {
+                let lower = path.to_lowercase();
+                let entry = self.entries().iter().find(|entry| entry.lower == lower)?;
+                ProblemKind::OtherCase(entry.path.clone())
+            }
+            Err(_) if reference.form == Form::Word => return None,
             Ok(false) => {
                 let entries = self.entries();
                 let suggestion = suggestion(path, entries);
@@ -576,6 +587,14 @@ impl Problem<'_> {
                     Some(path) => format!("did you mean `{path}`?"),
                     None => "fix the path, or add the file to the skill's folder".to_owned(),
                 },
+            ),
+            ProblemKind::OtherCase(path) => (
+                DiagnosticCode::ReferenceCaseMismatch,
+                format!(
+                    "`{written}` names `{path}` in another case; a model that asks for \
+                     `{written}` finds nothing where file names are case-sensitive"
+                ),
+                format!("write it as `{path}`"),
             ),
             ProblemKind::Outside => (
                 DiagnosticCode::ReferenceOutsideSkill,
@@ -731,6 +750,8 @@ fn near_miss(wanted: &str, candidate: &str) -> Option<usize> {
     let distance = strsim::osa_distance(wanted, candidate);
     (distance <= allowed).then_some(distance)
 }
+
+mod words;
 
 #[cfg(test)]
 mod tests;

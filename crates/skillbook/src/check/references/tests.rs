@@ -22,9 +22,12 @@ fn summarize(references: &[Reference]) -> Vec<Found> {
         .collect()
 }
 
-/// The references of a body alone (it starts on line 1).
+/// The links and inline code of a body alone (it starts on line 1); the words of prose that
+/// read as file names are tested on their own.
 fn body(text: &str) -> Vec<Found> {
-    summarize(&scan(text, 1))
+    let mut references = scan(text, 1);
+    references.retain(|reference| reference.form != Form::Word);
+    summarize(&references)
 }
 
 fn link(written: &str, target: &str, line: u64, column: u64) -> Found {

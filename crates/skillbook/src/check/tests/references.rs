@@ -266,3 +266,56 @@ fn files_in_git_and_node_modules_are_never_served_so_they_are_outside() {
         ]
     );
 }
+
+/// A word of prose that names a file of the skill only in another case is reported
+/// (`reference_case_mismatch`); a word naming a file that is there, or no file of the skill at
+/// all, is not; a word already read as a link or inline code is reported once, as that.
+#[test]
+fn a_file_named_in_prose_in_another_case_is_reported() {
+    let root = TempDir::new().unwrap();
+    let body = "# PDF\n\nFill the form with FORMS.md. Read reference.md first.\n\
+                Then scripts/Fill.py, package.json and example.com.\n\
+                See `FORMS.md` too, and [the guide](Forms.md).\n";
+    let folder = skill(
+        root.path(),
+        "pdf",
+        body,
+        &["forms.md", "reference.md", "scripts/fill.py"],
+    );
+    let report = check(&folder, Mode::Standard);
+    let found: Vec<(&str, u64, u64, String)> = findings(&report)
+        .into_iter()
+        .map(|(_, code, line, column, hint)| (code, line, column, hint))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "reference_case_mismatch",
+                7,
+                20,
+                "write it as `forms.md`".to_owned()
+            ),
+            (
+                "reference_case_mismatch",
+                8,
+                6,
+                "write it as `scripts/fill.py`".to_owned()
+            ),
+            (
+                "broken_reference",
+                9,
+                6,
+                "did you mean `forms.md`?".to_owned()
+            ),
+            (
+                "broken_reference",
+                9,
+                37,
+                "did you mean `forms.md`?".to_owned()
+            ),
+        ]
+    );
+    // Discovery's lenient check never lists a skill's folder.
+    assert!(check(&folder, Mode::Lenient).diagnostics.is_empty());
+}
