@@ -320,3 +320,51 @@ fn quiet_hides_warnings_but_never_errors() {
         .collect();
     assert!(codes.contains(&"name_directory_mismatch"), "{codes:?}");
 }
+
+/// In text, `watch` prints each diagnostic once in a run: every event's discovery reports every
+/// problem again, and only the new ones are said.
+#[test]
+fn watch_in_text_prints_each_diagnostic_once() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command as Process, Stdio};
+    let fixture = Fixture::new();
+    fixture.skill(
+        &fixture.root(),
+        "colon",
+        "---\nname: colon\ndescription: Use when: asked\n---\n",
+    );
+    let mut child = Process::new(assert_cmd::cargo::cargo_bin("skillbook"))
+        .args(["--no-home", "--workspace"])
+        .arg(fixture.workspace.path())
+        .arg("watch")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (sender, lines) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let _ = sender.send(line.unwrap());
+        }
+    });
+    let next = || {
+        lines
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("a line from `skillbook watch` within 30 s")
+    };
+    assert!(next().starts_with("watching "));
+    for name in ["one", "two"] {
+        fixture.skill(
+            &fixture.root(),
+            name,
+            &format!("---\nname: {name}\ndescription: D.\n---\n"),
+        );
+        assert_eq!(next(), format!("+ {name}"));
+    }
+    child.kill().unwrap();
+    let output = child.wait_with_output().unwrap();
+    let said = stderr(&output);
+    assert_eq!(said.matches("repaired_yaml").count(), 1, "{said}");
+}

@@ -6,6 +6,7 @@
 //! "removed": […], "changed": […], "diagnostics": […]}` — with the diagnostics of the skills as
 //! they now are.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::sync::mpsc;
 
@@ -41,6 +42,7 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
     })?;
     let current = watcher.current();
     let format = common.format;
+    let mut printed = Printed::default();
     let mut stdout = io::stdout().lock();
     match format {
         Format::Json => line(
@@ -51,7 +53,7 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
             },
         )?,
         Format::Text => {
-            output::diagnostics(current.diagnostics());
+            output::diagnostics(&printed.news(current.diagnostics()));
             writeln!(
                 stdout,
                 "watching {roots} roots; {} skills (Ctrl-C to stop)",
@@ -71,7 +73,8 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
                 },
             )?,
             Format::Text => {
-                output::diagnostics(&diagnostics);
+                // Each event's discovery reports every problem again: only new ones are said.
+                output::diagnostics(&printed.news(&diagnostics));
                 for (mark, names) in [
                     ('+', &changes.added),
                     ('-', &changes.removed),
@@ -93,4 +96,21 @@ fn line(out: &mut impl Write, event: &Event<'_>) -> anyhow::Result<()> {
     serde_json::to_writer(&mut *out, event)?;
     writeln!(out)?;
     Ok(())
+}
+
+/// The diagnostics printed so far (as printed), so that each is printed once in a run.
+#[derive(Default)]
+struct Printed {
+    lines: HashSet<String>,
+}
+
+impl Printed {
+    /// The diagnostics of `found` not printed before, now counted as printed.
+    fn news(&mut self, found: &[Diagnostic]) -> Vec<Diagnostic> {
+        found
+            .iter()
+            .filter(|diagnostic| self.lines.insert(diagnostic.to_string()))
+            .cloned()
+            .collect()
+    }
 }
