@@ -92,6 +92,14 @@ pub(crate) struct AddArgs {
     /// Install without asking (needed when stdin is not a terminal).
     #[arg(long, short = 'y')]
     pub(crate) yes: bool,
+    /// Also expose the skills to this client (repeatable): claude-code, codex, cursor,
+    /// github-copilot, gemini-cli. A client that reads `.agents/skills` itself needs nothing;
+    /// the others get a relative link in their folder (`.claude/skills`, …).
+    #[arg(long = "agent", value_name = "NAME", value_delimiter = ',')]
+    pub(crate) agents: Vec<String>,
+    /// Expose the skills to `--agent` clients by a copy instead of a link.
+    #[arg(long, requires = "agents")]
+    pub(crate) copy: bool,
 }
 
 /// Options of `skillbook verify`.
@@ -122,6 +130,13 @@ pub(crate) struct InstallArgs {
     /// Change nothing: exit 1 listing the skills that would be installed again.
     #[arg(long)]
     pub(crate) frozen: bool,
+    /// Also expose every locked skill to this client (repeatable), and record it in the lock;
+    /// the names are those of `add --agent`.
+    #[arg(long = "agent", value_name = "NAME", value_delimiter = ',')]
+    pub(crate) agents: Vec<String>,
+    /// Expose the skills to `--agent` clients by a copy instead of a link.
+    #[arg(long, requires = "agents")]
+    pub(crate) copy: bool,
 }
 
 /// Options of `skillbook update`.

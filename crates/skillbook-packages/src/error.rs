@@ -187,6 +187,23 @@ pub enum PackageError {
         /// The lock file.
         path: PathBuf,
     },
+    /// A client name given to `--agent` is not known.
+    #[error("{name:?} is not a client skillbook knows; use one of: {known}")]
+    UnknownAgent {
+        /// The name given.
+        name: String,
+        /// The names known, comma-separated.
+        known: String,
+    },
+    /// A client's folder already holds something of the skill's name that skillbook did not
+    /// make; it is never replaced.
+    #[error("{}: already exists and was not made by skillbook; move it away (or `skillbook remove` the skill it is), then run again to expose the skill to {agent}", path.display())]
+    AgentPlaceTaken {
+        /// The client's name.
+        agent: String,
+        /// The place in the client's folder.
+        path: PathBuf,
+    },
     /// The skills folder, or the folder holding it, is a symbolic link.
     #[error("{}: is a symbolic link; discovery skips linked roots, so install into a real folder", path.display())]
     TargetIsLink {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use skillbook::check::{Checker, Mode};
 use skillbook::{Diagnostic, Discovery, Home, Severity};
 
+use crate::agents::{self, Agent, ExposeMode, Exposer, Exposure};
 use crate::error::PackageError;
 use crate::lock::{LOCK_FILE_NAME, Lock, NewEntry, normalize, portable_local_source};
 use crate::snapshot::{FolderLimits, LeftOut, Snapshot, below, is_safe_name};
@@ -17,6 +18,9 @@ use crate::snapshot::{FolderLimits, LeftOut, Snapshot, below, is_safe_name};
 pub struct Target {
     skills_folder: PathBuf,
     lock_path: PathBuf,
+    /// The workspace or the home: where other clients' folders are.
+    base: PathBuf,
+    global: bool,
 }
 
 impl Target {
@@ -27,6 +31,8 @@ impl Target {
         Target {
             skills_folder: workspace.join(".agents").join("skills"),
             lock_path: workspace.join(LOCK_FILE_NAME),
+            base: workspace.to_path_buf(),
+            global: false,
         }
     }
 
@@ -37,6 +43,8 @@ impl Target {
         Target {
             skills_folder: agents.join("skills"),
             lock_path: agents.join(LOCK_FILE_NAME),
+            base: home.as_ref().to_path_buf(),
+            global: true,
         }
     }
 
@@ -48,6 +56,16 @@ impl Target {
     /// The lock file.
     pub fn lock_path(&self) -> &Path {
         &self.lock_path
+    }
+
+    /// The workspace, or the home for [`Target::global`].
+    pub(crate) fn base(&self) -> &Path {
+        &self.base
+    }
+
+    /// Whether this is a home's skills ([`Target::global`]).
+    pub(crate) fn is_global(&self) -> bool {
+        self.global
     }
 
     pub(crate) fn lock_folder(&self) -> &Path {
@@ -138,6 +156,8 @@ pub struct Add {
     names: Vec<String>,
     check: CheckPolicy,
     limits: FolderLimits,
+    agents: Vec<Agent>,
+    expose: ExposeMode,
 }
 
 impl Add {
@@ -148,6 +168,8 @@ impl Add {
             names: Vec::new(),
             check: CheckPolicy::default(),
             limits: FolderLimits::default(),
+            agents: Vec::new(),
+            expose: ExposeMode::default(),
         }
     }
 
@@ -166,6 +188,21 @@ impl Add {
     #[must_use]
     pub fn check(mut self, policy: CheckPolicy) -> Self {
         self.check = policy;
+        self
+    }
+
+    /// Also exposes each skill to these clients, where they look (see [`Agent::folder`]); the
+    /// lock records them, with the clients an earlier `add` recorded. Default: none.
+    #[must_use]
+    pub fn agents<I: IntoIterator<Item = Agent>>(mut self, agents: I) -> Self {
+        self.agents = agents.into_iter().collect();
+        self
+    }
+
+    /// How skills are exposed to the clients of [`Add::agents`]. Default: [`ExposeMode::Link`].
+    #[must_use]
+    pub fn expose(mut self, mode: ExposeMode) -> Self {
+        self.expose = mode;
         self
     }
 
@@ -218,10 +255,25 @@ impl Add {
         for skill in chosen {
             planned.push(self.plan_skill(skill, &root, target, &lock)?);
         }
+        let requested: Vec<(Agent, ExposeMode)> = self
+            .agents
+            .iter()
+            .map(|agent| (*agent, self.expose))
+            .collect();
+        let exposer = Exposer::new(target, &lock);
+        let mut exposures = Vec::new();
+        for skill in &planned {
+            let recorded = agents::recorded(lock.get(&skill.name));
+            for (agent, mode) in agents::merged(&recorded, &requested) {
+                exposures.extend(exposer.plan(&skill.name, agent, mode, Some(&skill.snapshot))?);
+            }
+        }
         Ok(Plan {
             source: self.source.clone(),
             skills: planned,
             diagnostics,
+            requested,
+            exposures,
         })
     }
 
@@ -370,6 +422,9 @@ pub struct Plan {
     source: Source,
     skills: Vec<PlannedSkill>,
     diagnostics: Vec<Diagnostic>,
+    /// The clients asked for, each with how.
+    requested: Vec<(Agent, ExposeMode)>,
+    exposures: Vec<Exposure>,
 }
 
 /// One skill of a [`Plan`].
@@ -443,6 +498,11 @@ impl Plan {
         &self.diagnostics
     }
 
+    /// The links and copies that installing will make in clients' folders.
+    pub fn exposed(&self) -> impl Iterator<Item = &Path> {
+        self.exposures.iter().map(Exposure::place)
+    }
+
     /// Installs the planned skills into `target` and records them in its lock. Each skill is
     /// written into a temporary folder inside the skills folder, then renamed into place
     /// (replacing the copy from an earlier install from the same source); the lock is written
@@ -467,9 +527,15 @@ impl Plan {
         put_in_place(
             target,
             &skills,
+            &self.exposures,
             |lock| {
                 for skill in &self.skills {
-                    lock.insert(&skill.name, skill.lock_entry(portable.clone()));
+                    let recorded = agents::recorded(lock.get(&skill.name));
+                    let clients = agents::merged(&recorded, &self.requested);
+                    let entry = skill
+                        .lock_entry(portable.clone())
+                        .agents(agents::record(&clients));
+                    lock.insert(&skill.name, entry);
                 }
                 true
             },
@@ -487,12 +553,13 @@ impl Plan {
 }
 
 /// Installs `skills` into `target` all or nothing: each is written into a temporary folder in
-/// the skills folder and renamed into place; then `edit_lock` changes the lock, which is
-/// written with `write_lock` when `edit_lock` says it changed. On any failure every skill and
-/// the lock are left as they were.
+/// the skills folder and renamed into place, then each link or copy of `exposures` likewise;
+/// then `edit_lock` changes the lock, which is written with `write_lock` when `edit_lock` says
+/// it changed. On any failure every skill, client folder and the lock are left as they were.
 pub(crate) fn put_in_place(
     target: &Target,
     skills: &[&PlannedSkill],
+    exposures: &[Exposure],
     edit_lock: impl FnOnce(&mut Lock) -> bool,
     write_lock: impl FnOnce(&Lock, &Path) -> Result<(), crate::error::LockError>,
 ) -> Result<(), PackageError> {
@@ -500,12 +567,29 @@ pub(crate) fn put_in_place(
     let mut lock = Lock::read(target.lock_path())?;
     let mut staged = Vec::new();
     for skill in skills {
-        staged.push(stage(target.skills_folder(), skill)?);
+        staged.push(stage(target.skills_folder(), &skill.snapshot)?);
+    }
+    let mut exposed = Vec::new();
+    for exposure in exposures {
+        exposed.push(exposure.stage()?);
     }
     let mut swaps = Swaps::default();
-    for (skill, folder) in skills.iter().zip(&staged) {
-        let place = target.skills_folder().join(&skill.name);
-        if let Err(error) = swaps.swap_in(folder.path(), &place) {
+    let places = skills
+        .iter()
+        .map(|skill| target.skills_folder().join(&skill.name));
+    let moves = staged
+        .iter()
+        .map(tempfile::TempDir::path)
+        .zip(places)
+        .chain(
+            exposed.iter().map(agents::Staged::path).zip(
+                exposures
+                    .iter()
+                    .map(|exposure| exposure.place().to_path_buf()),
+            ),
+        );
+    for (staged, place) in moves {
+        if let Err(error) = swaps.swap_in(staged, &place) {
             swaps.undo();
             return Err(error);
         }
@@ -534,12 +618,15 @@ impl Installed {
 }
 
 /// Writes a skill's files into a new temporary folder in `skills_folder`.
-fn stage(skills_folder: &Path, skill: &PlannedSkill) -> Result<tempfile::TempDir, PackageError> {
+pub(crate) fn stage(
+    skills_folder: &Path,
+    snapshot: &Snapshot,
+) -> Result<tempfile::TempDir, PackageError> {
     let folder = tempfile::Builder::new()
         .prefix(".skillbook-install-")
         .tempdir_in(skills_folder)
         .map_err(|error| PackageError::io(skills_folder, error))?;
-    for file in &skill.snapshot.files {
+    for file in &snapshot.files {
         let path = below(folder.path(), &file.path);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|error| PackageError::io(parent, error))?;
@@ -569,13 +656,13 @@ fn set_mode(_options: &mut fs::OpenOptions, _executable: bool) {}
 
 /// Folders renamed into place, with the old folders they replaced kept aside until the end.
 #[derive(Default)]
-struct Swaps {
+pub(crate) struct Swaps {
     /// (place, the old folder moved aside, if there was one)
     done: Vec<(PathBuf, Option<PathBuf>)>,
 }
 
 impl Swaps {
-    fn swap_in(&mut self, staged: &Path, place: &Path) -> Result<(), PackageError> {
+    pub(crate) fn swap_in(&mut self, staged: &Path, place: &Path) -> Result<(), PackageError> {
         let aside = if fs::symlink_metadata(place).is_ok() {
             let aside = aside_path(place);
             fs::rename(place, &aside).map_err(|error| PackageError::io(place, error))?;
@@ -594,9 +681,9 @@ impl Swaps {
     }
 
     /// Puts every old folder back.
-    fn undo(&mut self) {
+    pub(crate) fn undo(&mut self) {
         for (place, aside) in self.done.drain(..).rev() {
-            let _ = fs::remove_dir_all(&place);
+            let _ = remove_entry(&place);
             if let Some(aside) = aside {
                 let _ = fs::rename(aside, &place);
             }
@@ -604,7 +691,7 @@ impl Swaps {
     }
 
     /// Deletes the old folders.
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         for (_, aside) in self.done.drain(..) {
             if let Some(aside) = aside {
                 let _ = remove_entry(&aside);
@@ -613,7 +700,7 @@ impl Swaps {
     }
 }
 
-fn aside_path(place: &Path) -> PathBuf {
+pub(crate) fn aside_path(place: &Path) -> PathBuf {
     let name = place
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -626,7 +713,7 @@ fn aside_path(place: &Path) -> PathBuf {
 }
 
 /// Removes a folder, or a link without following it.
-fn remove_entry(path: &Path) -> std::io::Result<()> {
+pub(crate) fn remove_entry(path: &Path) -> std::io::Result<()> {
     if fs::symlink_metadata(path)?.is_dir() {
         fs::remove_dir_all(path)
     } else {
@@ -634,8 +721,8 @@ fn remove_entry(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Removes installed skills: each folder (a link is removed, never followed) and its lock
-/// entry. All or nothing: a name that is neither installed nor locked fails before anything is
+/// Removes installed skills: each folder (a link is removed, never followed), the links and
+/// copies `add --agent` made in clients' folders (only those), and its lock entry. All or nothing: a name that is neither installed nor locked fails before anything is
 /// removed.
 ///
 /// # Errors
@@ -664,7 +751,11 @@ pub fn remove<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<Vec<String>
                 path: target.skills_folder().to_path_buf(),
             });
         }
-        places.push((name.to_owned(), exists.then_some(place)));
+        let mut made = Exposer::new(target, &lock).made(name);
+        if exists {
+            made.insert(0, place);
+        }
+        places.push((name.to_owned(), made));
     }
     let locked = places.iter().any(|(name, _)| lock.get(name).is_some());
     let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
@@ -673,9 +764,9 @@ pub fn remove<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<Vec<String>
             let _ = fs::rename(aside, place);
         }
     };
-    for (name, place) in &places {
+    for (name, made) in &places {
         lock.remove(name);
-        if let Some(place) = place {
+        for place in made {
             let aside = aside_path(place);
             if let Err(error) = fs::rename(place, &aside) {
                 put_back(&moved);

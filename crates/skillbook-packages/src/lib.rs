@@ -37,6 +37,7 @@
 
 #![deny(missing_docs)]
 
+mod agents;
 mod collation;
 mod error;
 mod install;
@@ -45,10 +46,13 @@ mod restore;
 mod snapshot;
 mod verify;
 
+pub use agents::{Agent, ExposeMode};
 pub use collation::locale_compare;
 pub use error::{LockError, PackageError};
 pub use install::{Add, CheckPolicy, Installed, Plan, PlannedSkill, Source, Target, remove};
 pub use lock::{LOCK_FILE_NAME, LOCK_VERSION, Lock, LockEntry, NewEntry};
-pub use restore::{InstallMode, InstallReport, SkillUpdate, UpdateReport, install, update};
+pub use restore::{
+    Install, InstallMode, InstallReport, SkillUpdate, UpdateReport, install, update,
+};
 pub use snapshot::{FolderLimits, LeftOut, LeftOutReason, computed_hash, digest};
 pub use verify::{Drift, SkillDrift, VerifyReport, verify};

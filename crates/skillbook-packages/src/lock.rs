@@ -223,6 +223,24 @@ impl Lock {
         self.skills.insert(name.to_owned(), Value::Object(fields));
     }
 
+    /// Sets the clients `name`'s entry records (skillbook's `agents`), keeping every other
+    /// field; does nothing when there is no such entry.
+    pub(crate) fn set_agents(&mut self, name: &str, agents: &BTreeMap<String, String>) {
+        let Some(Value::Object(fields)) = self.skills.get_mut(name) else {
+            return;
+        };
+        let own = fields
+            .entry(SKILLBOOK.to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(own) = own {
+            let agents: Map<String, Value> = agents
+                .iter()
+                .map(|(agent, how)| (agent.clone(), Value::from(how.as_str())))
+                .collect();
+            own.insert("agents".to_owned(), Value::Object(agents));
+        }
+    }
+
     /// Removes `name`'s entry; says whether there was one.
     pub fn remove(&mut self, name: &str) -> bool {
         self.skills.shift_remove(name).is_some()
@@ -296,6 +314,20 @@ impl<'a> LockEntry<'a> {
         self.own("digest").and_then(Value::as_str)
     }
 
+    /// The clients skillbook exposed the skill to (`--agent`), each with how: `link` or
+    /// `copy`. Empty when none.
+    pub fn agents(&self) -> BTreeMap<&'a str, &'a str> {
+        self.own("agents")
+            .and_then(Value::as_object)
+            .map(|agents| {
+                agents
+                    .iter()
+                    .filter_map(|(agent, how)| Some((agent.as_str(), how.as_str()?)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// skillbook's per-file digests (`sha256:…`) by path, when it wrote the entry.
     pub fn files(&self) -> Option<BTreeMap<&'a str, &'a str>> {
         let files = self.own("files")?.as_object()?;
@@ -318,6 +350,7 @@ pub struct NewEntry {
     commit: Option<String>,
     digest: Option<String>,
     files: Option<BTreeMap<String, String>>,
+    agents: BTreeMap<String, String>,
 }
 
 impl NewEntry {
@@ -337,6 +370,7 @@ impl NewEntry {
             commit: None,
             digest: None,
             files: None,
+            agents: BTreeMap::new(),
         }
     }
 
@@ -376,6 +410,14 @@ impl NewEntry {
         self
     }
 
+    /// The clients the skill is exposed to, each with `link` or `copy`. Default: none (then
+    /// `agents` is not written).
+    #[must_use]
+    pub fn agents(mut self, agents: BTreeMap<String, String>) -> Self {
+        self.agents = agents;
+        self
+    }
+
     fn into_fields(self) -> Map<String, Value> {
         let mut fields = Map::new();
         fields.insert("source".to_owned(), self.source.into());
@@ -403,6 +445,14 @@ impl NewEntry {
                 .map(|(path, digest)| (path, Value::from(digest)))
                 .collect();
             own.insert("files".to_owned(), Value::Object(files));
+        }
+        if !self.agents.is_empty() {
+            let agents: Map<String, Value> = self
+                .agents
+                .into_iter()
+                .map(|(agent, how)| (agent, Value::from(how)))
+                .collect();
+            own.insert("agents".to_owned(), Value::Object(agents));
         }
         if !own.is_empty() {
             fields.insert(SKILLBOOK.to_owned(), Value::Object(own));

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::PathBuf;
 
+use crate::agents::{self, Agent, ExposeMode, Exposer};
 use crate::error::PackageError;
 use crate::install::{Add, CheckPolicy, PlannedSkill, Source, Target, put_in_place};
 use crate::lock::{Lock, LockEntry, resolve_local_source};
@@ -34,14 +35,69 @@ pub struct InstallReport {
     pub checked: usize,
     /// Each locked skill that was missing or differed from the lock, with how.
     pub restored: Vec<SkillDrift>,
-    /// The skills in `restored` were installed again (never with [`InstallMode::Frozen`]).
+    /// Each link or copy in a client's folder (recorded in the lock by `add --agent`) that
+    /// was missing or differed, by its place.
+    pub exposed: Vec<PathBuf>,
+    /// Skills whose lock entry gains the clients given to [`Install::agents`].
+    pub recorded: Vec<String>,
+    /// The skills in `restored` and the places in `exposed` were made again, and the clients
+    /// in `recorded` written to the lock (never with [`InstallMode::Frozen`]).
     pub applied: bool,
 }
 
 impl InstallReport {
-    /// Every locked skill already matched the lock: nothing was (or would be) installed.
+    /// Every locked skill, link and copy already matched the lock: nothing was (or would be)
+    /// installed.
     pub fn is_unchanged(&self) -> bool {
-        self.restored.is_empty()
+        self.restored.is_empty() && self.exposed.is_empty() && self.recorded.is_empty()
+    }
+}
+
+/// Restoring a lock: what may change, and which clients to expose every skill to as well.
+#[derive(Debug, Clone, Default)]
+pub struct Install {
+    mode: InstallMode,
+    agents: Vec<Agent>,
+    expose: ExposeMode,
+}
+
+impl Install {
+    /// Restores, with no client beyond those the lock records.
+    pub fn new() -> Install {
+        Install::default()
+    }
+
+    /// What a difference from the lock does. Default: [`InstallMode::Restore`].
+    #[must_use]
+    pub fn mode(mut self, mode: InstallMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Also exposes every locked skill to these clients, and records them in the lock (the
+    /// only change `install` makes to it). Default: none.
+    #[must_use]
+    pub fn agents<I: IntoIterator<Item = Agent>>(mut self, agents: I) -> Self {
+        self.agents = agents.into_iter().collect();
+        self
+    }
+
+    /// How skills are exposed to the clients of [`Install::agents`]. Default:
+    /// [`ExposeMode::Link`].
+    #[must_use]
+    pub fn expose(mut self, mode: ExposeMode) -> Self {
+        self.expose = mode;
+        self
+    }
+
+    /// Runs [`install`] with these options.
+    ///
+    /// # Errors
+    ///
+    /// As [`install`]; also [`PackageError::AgentPlaceTaken`] when a client's folder holds
+    /// something of a skill's name that skillbook did not make.
+    pub fn run(&self, target: &Target) -> Result<InstallReport, PackageError> {
+        restore(target, self)
     }
 }
 
@@ -60,22 +116,35 @@ impl InstallReport {
 /// the lock ([`PackageError::SourceChanged`]); a skill is hostile; a folder cannot be written.
 /// Nothing is changed when an error is returned.
 pub fn install(target: &Target, mode: InstallMode) -> Result<InstallReport, PackageError> {
+    Install::new().mode(mode).run(target)
+}
+
+fn restore(target: &Target, options: &Install) -> Result<InstallReport, PackageError> {
+    let mode = options.mode;
+    let requested: Vec<(Agent, ExposeMode)> = options
+        .agents
+        .iter()
+        .map(|agent| (*agent, options.expose))
+        .collect();
     let verified = verify(target)?;
+    let lock = Lock::read(target.lock_path())?;
     let mut report = InstallReport {
         checked: verified.checked,
         restored: verified.drifted,
+        exposed: Vec::new(),
+        recorded: Vec::new(),
         applied: false,
     };
-    if report.is_unchanged() || mode == InstallMode::Frozen {
-        return Ok(report);
-    }
-    let lock = Lock::read(target.lock_path())?;
     let names: Vec<String> = report
         .restored
         .iter()
         .map(|skill| skill.name.clone())
         .collect();
-    let planned = read_sources(target, &lock, &names, CheckPolicy::Force)?;
+    let planned = if names.is_empty() || mode == InstallMode::Frozen {
+        Vec::new()
+    } else {
+        read_sources(target, &lock, &names, CheckPolicy::Force)?
+    };
     for (skill, entry) in planned.iter().zip(entries(target, &lock, &names)?) {
         if !matches_lock(skill.snapshot(), entry) {
             return Err(PackageError::SourceChanged {
@@ -84,8 +153,48 @@ pub fn install(target: &Target, mode: InstallMode) -> Result<InstallReport, Pack
             });
         }
     }
+    let exposer = Exposer::new(target, &lock);
+    let mut exposures = Vec::new();
+    let mut records = Vec::new();
+    for (name, entry) in lock.entries() {
+        let recorded = agents::recorded(Some(entry));
+        let clients = agents::merged(&recorded, &requested);
+        if clients != recorded {
+            report.recorded.push(name.to_owned());
+            records.push((name.to_owned(), agents::record(&clients)));
+        }
+        let files = planned
+            .iter()
+            .find(|skill| skill.name() == name)
+            .map(PlannedSkill::snapshot);
+        if files.is_none() && names.iter().any(|restored| restored == name) {
+            // Frozen: the skill is listed as restored already.
+            continue;
+        }
+        for (agent, how) in clients {
+            exposures.extend(exposer.plan(name, agent, how, files)?);
+        }
+    }
+    report.exposed = exposures
+        .iter()
+        .map(|exposure| exposure.place().to_path_buf())
+        .collect();
+    if report.is_unchanged() || mode == InstallMode::Frozen {
+        return Ok(report);
+    }
     let skills: Vec<&PlannedSkill> = planned.iter().collect();
-    put_in_place(target, &skills, |_| false, |lock, path| lock.write(path))?;
+    put_in_place(
+        target,
+        &skills,
+        &exposures,
+        |lock| {
+            for (name, clients) in &records {
+                lock.set_agents(name, clients);
+            }
+            !records.is_empty()
+        },
+        |lock, path| lock.write(path),
+    )?;
     report.applied = true;
     Ok(report)
 }
@@ -145,14 +254,23 @@ pub fn update<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<UpdateRepor
     }
     let planned = read_sources(target, &lock, &chosen, CheckPolicy::RefuseErrors)?;
     let mut report = UpdateReport::default();
-    let mut changed: Vec<(&PlannedSkill, String)> = Vec::new();
+    let exposer = Exposer::new(target, &lock);
+    let mut exposures = Vec::new();
+    let mut changed = Vec::new();
     for (skill, entry) in planned.iter().zip(entries(target, &lock, &chosen)?) {
         if matches_lock(skill.snapshot(), entry) {
             report.unchanged.push(skill.name().to_owned());
             continue;
         }
         report.updated.push(file_changes(target, skill, entry));
-        changed.push((skill, entry.source().unwrap_or_default().to_owned()));
+        let clients = agents::recorded(Some(entry));
+        for (agent, how) in &clients {
+            exposures.extend(exposer.plan(skill.name(), *agent, *how, Some(skill.snapshot()))?);
+        }
+        let entry = skill
+            .lock_entry(entry.source().unwrap_or_default().to_owned())
+            .agents(agents::record(&clients));
+        changed.push((skill, entry));
     }
     if changed.is_empty() {
         return Ok(report);
@@ -161,9 +279,10 @@ pub fn update<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<UpdateRepor
     put_in_place(
         target,
         &skills,
+        &exposures,
         |lock| {
-            for (skill, source) in &changed {
-                lock.insert(skill.name(), skill.lock_entry(source.clone()));
+            for (skill, entry) in changed {
+                lock.insert(skill.name(), entry);
             }
             true
         },

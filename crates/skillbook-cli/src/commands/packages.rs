@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::json;
 use skillbook_packages::{
-    Add, CheckPolicy, Drift, PackageError, Plan, PlannedSkill, SkillDrift, Source, Target,
-    VerifyReport,
+    Add, Agent, CheckPolicy, Drift, ExposeMode, PackageError, Plan, PlannedSkill, SkillDrift,
+    Source, Target, VerifyReport,
 };
 
 use crate::cli::{AddArgs, CommonArgs, Format, RemoveArgs};
@@ -33,9 +33,20 @@ pub(crate) fn add(common: &CommonArgs, args: &AddArgs) -> anyhow::Result<Outcome
     } else {
         CheckPolicy::RefuseErrors
     };
+    let agents = match parse_agents(&args.agents) {
+        Ok(agents) => agents,
+        Err(error) => return refuse(format, &error),
+    };
+    let expose = if args.copy {
+        ExposeMode::Copy
+    } else {
+        ExposeMode::Link
+    };
     let plan = match Add::new(source)
         .skills(args.skills.iter().cloned())
         .check(policy)
+        .agents(agents)
+        .expose(expose)
         .plan(&target)
     {
         Ok(plan) => plan,
@@ -67,6 +78,7 @@ pub(crate) fn add(common: &CommonArgs, args: &AddArgs) -> anyhow::Result<Outcome
     match format {
         Format::Json => output::json(&json!({
             "installed": plan.skills().iter().map(|skill| planned_json(&target, skill)).collect::<Vec<_>>(),
+            "exposed": plan.exposed().map(|place| place.display().to_string()).collect::<Vec<_>>(),
             "lock": target.lock_path().display().to_string(),
             "diagnostics": plan.diagnostics(),
         }))?,
@@ -79,6 +91,10 @@ pub(crate) fn add(common: &CommonArgs, args: &AddArgs) -> anyhow::Result<Outcome
                     "installed {}",
                     printable(&folder.display().to_string())
                 )?;
+            }
+            for place in plan.exposed() {
+                let place = place.display().to_string();
+                writeln!(out, "exposed {}", printable(&place))?;
             }
             writeln!(
                 out,
@@ -135,6 +151,11 @@ pub(crate) fn remove(common: &CommonArgs, args: &RemoveArgs) -> anyhow::Result<O
     Ok(Outcome::Success)
 }
 
+/// The clients named by `--agent`.
+pub(super) fn parse_agents(names: &[String]) -> Result<Vec<Agent>, PackageError> {
+    names.iter().map(|name| name.parse()).collect()
+}
+
 /// The workspace's skills, or with `--global` the home's (`--home`, else `$HOME`).
 pub(super) fn target(common: &CommonArgs, global: bool) -> Result<Target, anyhow::Result<Outcome>> {
     if !global {
@@ -169,6 +190,8 @@ pub(super) fn refuse(format: Format, error: &PackageError) -> anyhow::Result<Out
         PackageError::NameCollision { .. } => ("name_collision", Outcome::Failure),
         PackageError::NotInstalled { .. } => ("not_installed", Outcome::Failure),
         PackageError::NotLocked { .. } => ("not_locked", Outcome::Failure),
+        PackageError::UnknownAgent { .. } => ("unknown_agent", Outcome::UsageError),
+        PackageError::AgentPlaceTaken { .. } => ("agent_folder_taken", Outcome::Failure),
         PackageError::SourceChanged { .. } => ("source_changed", Outcome::Failure),
         PackageError::UnsupportedLockedSource { .. } => ("unsupported_source", Outcome::Failure),
         PackageError::NoSkills { .. } | PackageError::SkillNotInSource { .. } => {

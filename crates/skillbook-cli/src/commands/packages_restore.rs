@@ -7,9 +7,9 @@
 use std::io::{self, Write};
 
 use serde_json::json;
-use skillbook_packages::{InstallMode, SkillUpdate};
+use skillbook_packages::{ExposeMode, Install, InstallMode, SkillUpdate};
 
-use super::packages::{drift_json, refuse, show_drift, target};
+use super::packages::{drift_json, parse_agents, refuse, show_drift, target};
 use crate::cli::{CommonArgs, Format, InstallArgs, UpdateArgs};
 use crate::output::{self, Outcome, printable};
 
@@ -25,7 +25,17 @@ pub(crate) fn install(common: &CommonArgs, args: &InstallArgs) -> anyhow::Result
     } else {
         InstallMode::Restore
     };
-    let report = match skillbook_packages::install(&target, mode) {
+    let agents = match parse_agents(&args.agents) {
+        Ok(agents) => agents,
+        Err(error) => return refuse(format, &error),
+    };
+    let expose = if args.copy {
+        ExposeMode::Copy
+    } else {
+        ExposeMode::Link
+    };
+    let install = Install::new().mode(mode).agents(agents).expose(expose);
+    let report = match install.run(&target) {
         Ok(report) => report,
         Err(error) => return refuse(format, &error),
     };
@@ -37,13 +47,26 @@ pub(crate) fn install(common: &CommonArgs, args: &InstallArgs) -> anyhow::Result
             "frozen": args.frozen,
             "applied": report.applied,
             "restored": report.restored.iter().map(drift_json).collect::<Vec<_>>(),
+            "recorded": report.recorded,
+            "exposed": report.exposed.iter().map(|place| place.display().to_string()).collect::<Vec<_>>(),
         }))?,
         Format::Text => {
             let mut out = io::stdout().lock();
             for skill in &report.restored {
                 show_drift(&mut out, skill)?;
             }
+            for place in &report.exposed {
+                let place = place.display().to_string();
+                writeln!(out, "{}: missing or changed", printable(&place))?;
+            }
+            for name in &report.recorded {
+                writeln!(out, "{}: new clients recorded", printable(name))?;
+            }
             let count = report.restored.len();
+            let exposed = match report.exposed.len() {
+                0 => String::new(),
+                links => format!(" and {links} link(s) or copies in clients' folders"),
+            };
             if report.is_unchanged() {
                 writeln!(
                     out,
@@ -54,13 +77,13 @@ pub(crate) fn install(common: &CommonArgs, args: &InstallArgs) -> anyhow::Result
             } else if report.applied {
                 writeln!(
                     out,
-                    "installed {count} of {} locked skill(s) again from their sources",
+                    "installed {count} of {} locked skill(s){exposed} again from their sources",
                     report.checked
                 )?;
             } else {
                 writeln!(
                     out,
-                    "--frozen: {count} of {} locked skill(s) would be installed again; nothing changed",
+                    "--frozen: {count} of {} locked skill(s){exposed} would be installed again; nothing changed",
                     report.checked
                 )?;
             }
