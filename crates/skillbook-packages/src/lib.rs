@@ -42,6 +42,7 @@ mod collation;
 mod error;
 mod install;
 mod lock;
+mod remove;
 mod restore;
 mod snapshot;
 mod verify;
@@ -49,8 +50,9 @@ mod verify;
 pub use agents::{Agent, ExposeMode};
 pub use collation::locale_compare;
 pub use error::{LockError, PackageError};
-pub use install::{Add, CheckPolicy, Installed, Plan, PlannedSkill, Source, Target, remove};
+pub use install::{Add, CheckPolicy, Installed, Plan, PlannedSkill, Source, Target};
 pub use lock::{LOCK_FILE_NAME, LOCK_VERSION, Lock, LockEntry, NewEntry};
+pub use remove::remove;
 pub use restore::{
     Install, InstallMode, InstallReport, SkillUpdate, UpdateReport, install, update,
 };

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::PathBuf;
 
-use crate::agents::{self, Agent, ExposeMode, Exposer};
+use crate::agents::{self, Agent, ExposeMode, Exposer, Exposure};
 use crate::error::PackageError;
 use crate::install::{Add, CheckPolicy, PlannedSkill, Source, Target, put_in_place};
 use crate::lock::{Lock, LockEntry, resolve_local_source};
@@ -120,32 +120,70 @@ pub fn install(target: &Target, mode: InstallMode) -> Result<InstallReport, Pack
 }
 
 fn restore(target: &Target, options: &Install) -> Result<InstallReport, PackageError> {
-    let mode = options.mode;
+    let frozen = options.mode == InstallMode::Frozen;
+    let verified = verify(target)?;
+    let lock = Lock::read(target.lock_path())?;
+    let names: Vec<String> = verified
+        .drifted
+        .iter()
+        .map(|skill| skill.name.clone())
+        .collect();
+    let planned = if names.is_empty() || frozen {
+        Vec::new()
+    } else {
+        read_locked(target, &lock, &names)?
+    };
     let requested: Vec<(Agent, ExposeMode)> = options
         .agents
         .iter()
         .map(|agent| (*agent, options.expose))
         .collect();
-    let verified = verify(target)?;
-    let lock = Lock::read(target.lock_path())?;
-    let mut report = InstallReport {
+    let clients = ClientChanges::plan(target, &lock, &requested, &planned, &names)?;
+    let report = InstallReport {
         checked: verified.checked,
         restored: verified.drifted,
-        exposed: Vec::new(),
-        recorded: Vec::new(),
+        exposed: clients
+            .exposures
+            .iter()
+            .map(|exposure| exposure.place().to_path_buf())
+            .collect(),
+        recorded: clients
+            .records
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect(),
         applied: false,
     };
-    let names: Vec<String> = report
-        .restored
-        .iter()
-        .map(|skill| skill.name.clone())
-        .collect();
-    let planned = if names.is_empty() || mode == InstallMode::Frozen {
-        Vec::new()
-    } else {
-        read_sources(target, &lock, &names, CheckPolicy::Force)?
-    };
-    for (skill, entry) in planned.iter().zip(entries(target, &lock, &names)?) {
+    if report.is_unchanged() || frozen {
+        return Ok(report);
+    }
+    let skills: Vec<&PlannedSkill> = planned.iter().collect();
+    put_in_place(
+        target,
+        &skills,
+        &clients.exposures,
+        |lock| {
+            for (name, record) in &clients.records {
+                lock.set_agents(name, record);
+            }
+            !clients.records.is_empty()
+        },
+        |lock, path| lock.write(path),
+    )?;
+    Ok(InstallReport {
+        applied: true,
+        ..report
+    })
+}
+
+/// Reads each of `names` from its source and makes sure it is what the lock pins.
+fn read_locked(
+    target: &Target,
+    lock: &Lock,
+    names: &[String],
+) -> Result<Vec<PlannedSkill>, PackageError> {
+    let planned = read_sources(target, lock, names, CheckPolicy::Force)?;
+    for (skill, entry) in planned.iter().zip(entries(target, lock, names)?) {
         if !matches_lock(skill.snapshot(), entry) {
             return Err(PackageError::SourceChanged {
                 name: skill.name().to_owned(),
@@ -153,50 +191,55 @@ fn restore(target: &Target, options: &Install) -> Result<InstallReport, PackageE
             });
         }
     }
-    let exposer = Exposer::new(target, &lock);
-    let mut exposures = Vec::new();
-    let mut records = Vec::new();
-    for (name, entry) in lock.entries() {
-        let recorded = agents::recorded(Some(entry));
-        let clients = agents::merged(&recorded, &requested);
-        if clients != recorded {
-            report.recorded.push(name.to_owned());
-            records.push((name.to_owned(), agents::record(&clients)));
-        }
-        let files = planned
-            .iter()
-            .find(|skill| skill.name() == name)
-            .map(PlannedSkill::snapshot);
-        if files.is_none() && names.iter().any(|restored| restored == name) {
-            // Frozen: the skill is listed as restored already.
-            continue;
-        }
-        for (agent, how) in clients {
-            exposures.extend(exposer.plan(name, agent, how, files)?);
-        }
-    }
-    report.exposed = exposures
-        .iter()
-        .map(|exposure| exposure.place().to_path_buf())
-        .collect();
-    if report.is_unchanged() || mode == InstallMode::Frozen {
-        return Ok(report);
-    }
-    let skills: Vec<&PlannedSkill> = planned.iter().collect();
-    put_in_place(
-        target,
-        &skills,
-        &exposures,
-        |lock| {
-            for (name, clients) in &records {
-                lock.set_agents(name, clients);
+    Ok(planned)
+}
+
+/// What `install` changes in clients' folders and in the lock's record of them.
+struct ClientChanges {
+    exposures: Vec<Exposure>,
+    /// Each skill whose record gains clients, with its new record.
+    records: Vec<(String, BTreeMap<String, String>)>,
+}
+
+impl ClientChanges {
+    /// For every locked skill: the links and copies its clients (recorded, and `requested`)
+    /// need. `planned` are the skills being installed again; `restored` names every skill
+    /// that differs (with `--frozen`, none of them is read, and their clients wait).
+    fn plan(
+        target: &Target,
+        lock: &Lock,
+        requested: &[(Agent, ExposeMode)],
+        planned: &[PlannedSkill],
+        restored: &[String],
+    ) -> Result<ClientChanges, PackageError> {
+        let exposer = Exposer::new(target, lock);
+        let mut changes = ClientChanges {
+            exposures: Vec::new(),
+            records: Vec::new(),
+        };
+        for (name, entry) in lock.entries() {
+            let recorded = agents::recorded(Some(entry));
+            let clients = agents::merged(&recorded, requested);
+            if clients != recorded {
+                changes
+                    .records
+                    .push((name.to_owned(), agents::record(&clients)));
             }
-            !records.is_empty()
-        },
-        |lock, path| lock.write(path),
-    )?;
-    report.applied = true;
-    Ok(report)
+            let files = planned
+                .iter()
+                .find(|skill| skill.name() == name)
+                .map(PlannedSkill::snapshot);
+            if files.is_none() && restored.iter().any(|restored| restored == name) {
+                continue;
+            }
+            for (agent, how) in clients {
+                changes
+                    .exposures
+                    .extend(exposer.plan(name, agent, how, files)?);
+            }
+        }
+        Ok(changes)
+    }
 }
 
 /// How one skill's files changed between the lock and its source.

@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use serde_json::json;
-use skillbook_packages::{ExposeMode, Install, InstallMode, SkillUpdate};
+use skillbook_packages::{ExposeMode, Install, InstallMode, InstallReport, SkillUpdate};
 
 use super::packages::{drift_json, parse_agents, refuse, show_drift, target};
 use crate::cli::{CommonArgs, Format, InstallArgs, UpdateArgs};
@@ -50,44 +50,7 @@ pub(crate) fn install(common: &CommonArgs, args: &InstallArgs) -> anyhow::Result
             "recorded": report.recorded,
             "exposed": report.exposed.iter().map(|place| place.display().to_string()).collect::<Vec<_>>(),
         }))?,
-        Format::Text => {
-            let mut out = io::stdout().lock();
-            for skill in &report.restored {
-                show_drift(&mut out, skill)?;
-            }
-            for place in &report.exposed {
-                let place = place.display().to_string();
-                writeln!(out, "{}: missing or changed", printable(&place))?;
-            }
-            for name in &report.recorded {
-                writeln!(out, "{}: new clients recorded", printable(name))?;
-            }
-            let count = report.restored.len();
-            let exposed = match report.exposed.len() {
-                0 => String::new(),
-                links => format!(" and {links} link(s) or copies in clients' folders"),
-            };
-            if report.is_unchanged() {
-                writeln!(
-                    out,
-                    "{} locked skill(s) match {}; nothing to install",
-                    report.checked,
-                    printable(&lock)
-                )?;
-            } else if report.applied {
-                writeln!(
-                    out,
-                    "installed {count} of {} locked skill(s){exposed} again from their sources",
-                    report.checked
-                )?;
-            } else {
-                writeln!(
-                    out,
-                    "--frozen: {count} of {} locked skill(s){exposed} would be installed again; nothing changed",
-                    report.checked
-                )?;
-            }
-        }
+        Format::Text => show_install(&report, &lock)?,
     }
     Ok(if report.is_unchanged() || report.applied {
         Outcome::Success
@@ -133,6 +96,47 @@ pub(crate) fn update(common: &CommonArgs, args: &UpdateArgs) -> anyhow::Result<O
         }
     }
     Ok(Outcome::Success)
+}
+
+/// `install`'s report as text: each skill, link and record that differs, then a summary.
+fn show_install(report: &InstallReport, lock: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    for skill in &report.restored {
+        show_drift(&mut out, skill)?;
+    }
+    for place in &report.exposed {
+        let place = place.display().to_string();
+        writeln!(out, "{}: missing or changed", printable(&place))?;
+    }
+    for name in &report.recorded {
+        writeln!(out, "{}: new clients recorded", printable(name))?;
+    }
+    let count = report.restored.len();
+    let exposed = match report.exposed.len() {
+        0 => String::new(),
+        links => format!(" and {links} link(s) or copies in clients' folders"),
+    };
+    if report.is_unchanged() {
+        writeln!(
+            out,
+            "{} locked skill(s) match {}; nothing to install",
+            report.checked,
+            printable(lock)
+        )?;
+    } else if report.applied {
+        writeln!(
+            out,
+            "installed {count} of {} locked skill(s){exposed} again from their sources",
+            report.checked
+        )?;
+    } else {
+        writeln!(
+            out,
+            "--frozen: {count} of {} locked skill(s){exposed} would be installed again; nothing changed",
+            report.checked
+        )?;
+    }
+    Ok(())
 }
 
 fn update_json(skill: &SkillUpdate) -> serde_json::Value {

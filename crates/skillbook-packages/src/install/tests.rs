@@ -70,3 +70,36 @@ fn a_failed_lock_write_leaves_the_skills_and_the_lock_as_they_were() -> Result<(
     assert_eq!(tree(workspace.path()), before);
     Ok(())
 }
+
+#[cfg(unix)]
+#[test]
+fn a_failed_lock_write_takes_back_the_links_and_copies_too() -> Result<(), PackageError> {
+    let io = |error| PackageError::io(Path::new("."), error);
+    let source = tempfile::tempdir().map_err(io)?;
+    let workspace = tempfile::tempdir().map_err(io)?;
+    skill(source.path(), "alpha", "first");
+    let target = Target::workspace(workspace.path());
+    Add::new(Source::local(source.path()))
+        .agents([Agent::ClaudeCode])
+        .expose(ExposeMode::Copy)
+        .plan(&target)?
+        .install(&target)?;
+    let before = tree(workspace.path());
+
+    skill(source.path(), "alpha", "second");
+    skill(source.path(), "beta", "new");
+    let plan = Add::new(Source::local(source.path()))
+        .agents([Agent::ClaudeCode])
+        .plan(&target)?;
+    assert_eq!(plan.exposed().count(), 2, "alpha's copy becomes a link");
+    let failed = plan.install_with(&target, |_, path| {
+        Err(LockError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other("disk full"),
+        })
+    });
+    assert!(failed.is_err());
+    assert_eq!(tree(workspace.path()), before);
+    assert!(!workspace.path().join(".claude/skills/beta").exists());
+    Ok(())
+}
