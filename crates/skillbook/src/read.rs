@@ -227,15 +227,38 @@ pub(crate) fn read_file_schema(name: &str) -> Value {
     )
 }
 
+/// What a reader of the skills' own files takes as `path`, said exactly: only `skill://` URIs;
+/// or absolute paths, URIs, and paths relative to the one skill's folder when a single skill
+/// is readable (with several, a relative path would be ambiguous and is refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Accepted {
+    Uris,
+    PathsOfOneSkill,
+    PathsOfSeveralSkills,
+}
+
 /// The read tool's definition when only the skills' own files are readable (a reader built
-/// from discovery, behind the runtime and MCP): it says so, and promises no workspace.
-pub(crate) fn skill_file_schema(name: &str) -> Value {
-    definition(
-        name,
-        SKILLS_DESCRIPTION,
-        "The file to read: a skill's location as the catalog lists it, or a file in a skill's \
-         folder (absolute, or relative to the first skill's folder).",
-    )
+/// from discovery, behind the runtime and MCP): it says so, promises no workspace, and says
+/// exactly which paths it takes.
+pub(crate) fn skill_file_schema(name: &str, accepted: Accepted) -> Value {
+    let path = match accepted {
+        Accepted::Uris => {
+            "The file to read, as a `skill://` URI: a skill's location as the catalog lists it, \
+             or a file in its folder (`skill://<skill>/<path>`, for example \
+             `skill://pdf/forms.md`)."
+        }
+        Accepted::PathsOfOneSkill => {
+            "The file to read: a skill's location as the catalog lists it, or a file in the \
+             skill's folder, by absolute path, by a path relative to that folder, or as \
+             `skill://<skill>/<path>`."
+        }
+        Accepted::PathsOfSeveralSkills => {
+            "The file to read: a skill's location as the catalog lists it, or a file in a \
+             skill's folder, by absolute path or as `skill://<skill>/<path>` (a relative path \
+             is ambiguous among several skills and is refused)."
+        }
+    };
+    definition(name, SKILLS_DESCRIPTION, path)
 }
 
 fn definition(name: &str, description: &str, path: &str) -> Value {

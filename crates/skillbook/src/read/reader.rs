@@ -456,9 +456,14 @@ impl SkillReader {
     #[must_use]
     pub fn schema(&self) -> Value {
         let name = self.options.tool_name();
+        let accepted = match (self.options.addressing(), self.base()) {
+            (Addressing::SkillUris, _) => read::Accepted::Uris,
+            (Addressing::Paths, Base::One(_)) => read::Accepted::PathsOfOneSkill,
+            (Addressing::Paths, _) => read::Accepted::PathsOfSeveralSkills,
+        };
         match self.bounded {
             Some(_) => read::read_file_schema(name),
-            None => read::skill_file_schema(name),
+            None => read::skill_file_schema(name, accepted),
         }
     }
 

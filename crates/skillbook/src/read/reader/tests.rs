@@ -665,3 +665,36 @@ fn not_found_names_a_file_of_nearly_that_name() {
         }
     }
 }
+
+/// The read tool's `path` says exactly what this reader takes: URIs only under `SkillUris`;
+/// paths relative to the skill's folder only when one skill is readable.
+#[test]
+fn the_schema_says_which_paths_the_reader_takes() {
+    let temporary = tree();
+    let found = discover(temporary.path(), SymlinkPolicy::Skip);
+    let path_description = |reader: &SkillReader| {
+        reader.schema()["function"]["parameters"]["properties"]["path"]["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let several = path_description(&SkillReader::new(&found));
+    assert!(several.contains("relative path is ambiguous"), "{several}");
+    let one = SkillReader::new(&found).only(|name, _| name.as_str() == "pdf");
+    let one = path_description(&one);
+    assert!(one.contains("relative to that folder"), "{one}");
+    let uris = SkillReader::new(&found)
+        .with_options(ReadOptions::default().with_addressing(Addressing::SkillUris));
+    let uris = path_description(&uris);
+    assert!(
+        uris.starts_with("The file to read, as a `skill://` URI"),
+        "{uris}"
+    );
+    // And each reader answers as its schema says.
+    let one = SkillReader::new(&found).only(|name, _| name.as_str() == "pdf");
+    assert_eq!(outcome(&one, "refs/guide.md"), "ok");
+    assert_eq!(
+        outcome(&SkillReader::new(&found), "refs/guide.md"),
+        "invalid_argument"
+    );
+}
