@@ -10,7 +10,11 @@
 //!       "sourceType": "local",
 //!       "skillPath": "review/SKILL.md",
 //!       "computedHash": "…",
-//!       "skillbook": { "digest": "sha256:…", "files": { "SKILL.md": "sha256:…" } }
+//!       "skillbook": {
+//!         "digest": "sha256:…",
+//!         "files": { "SKILL.md": "sha256:…" },
+//!         "agents": { "claude-code": "link" }
+//!       }
 //!     }
 //!   }
 //! }
