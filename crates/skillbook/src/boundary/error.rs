@@ -24,9 +24,9 @@ pub enum BoundaryError {
     /// A relative path was given where several skill directories are readable, so it could
     /// mean a file in any of them.
     #[error(
-        "`{path}` is relative, and several skill directories are readable; pass the absolute \
-         path: the skill's directory (its SKILL.md location without the file name) joined with \
-         this path",
+        "`{path}` is relative, and several skill directories are readable; name the file as \
+         `skill://<skill>/{path}`, or pass the absolute path: the skill's directory (its \
+         SKILL.md location without the file name) joined with this path",
         path = path.display()
     )]
     RelativePath {

@@ -284,6 +284,13 @@ fn relative_paths_are_refused_when_several_skills_are_readable() {
             .unwrap()
             .contains("pass the absolute path")
     );
+    // The error names the URI form that works.
+    assert!(
+        value["message"]
+            .as_str()
+            .unwrap()
+            .contains("`skill://<skill>/guide.md`")
+    );
     let absolute = alpha.parent().unwrap().join("guide.md");
     let (value, _) = read(&run, "read_file", json!({"path": absolute}));
     assert_eq!(value["content"], "ALPHA");
