@@ -207,6 +207,13 @@ struct Size {
     debt: AtomicU32,
 }
 
+#[cfg_attr(
+    not(feature = "http"),
+    allow(
+        dead_code,
+        reason = "only the HTTP endpoint shares limits among tenants"
+    )
+)]
 impl Limit {
     /// A limit of `units` (at least 1).
     pub(crate) fn new(units: u64) -> Self {
@@ -267,6 +274,13 @@ impl Limit {
 }
 
 /// `units` as a limit: at least 1, at most `u32::MAX`.
+#[cfg_attr(
+    not(feature = "http"),
+    allow(
+        dead_code,
+        reason = "only the HTTP endpoint shares limits among tenants"
+    )
+)]
 fn clamp_units(units: u64) -> u32 {
     u32::try_from(units.max(1)).unwrap_or(u32::MAX)
 }
@@ -308,6 +322,13 @@ impl Drop for Taken {
     }
 }
 
+#[cfg_attr(
+    not(feature = "http"),
+    allow(
+        dead_code,
+        reason = "only the HTTP endpoint shares limits among tenants"
+    )
+)]
 impl Pool {
     pub(crate) fn new(tenant: Limit, total: Limit) -> Self {
         Pool { tenant, total }
@@ -372,6 +393,13 @@ pub(crate) struct AnswerHold {
     kept: Mutex<Vec<Taken>>,
 }
 
+#[cfg_attr(
+    not(feature = "http"),
+    allow(
+        dead_code,
+        reason = "only the HTTP endpoint shares limits among tenants"
+    )
+)]
 impl AnswerHold {
     pub(crate) fn new(pool: Pool) -> Self {
         AnswerHold {
