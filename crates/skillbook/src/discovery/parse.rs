@@ -177,7 +177,7 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
         Needs::Everything
     } else {
         Needs::Catalog {
-            usable_name: |name| SkillName::new(name).is_ok(),
+            usable_name: SkillName::accepts,
         }
     };
     let Some((mut document, text)) = skill_file::scan(head, path, *max_bytes, needs, *inspect)

@@ -91,6 +91,13 @@ impl SkillName {
         Ok(SkillName(Arc::from(name)))
     }
 
+    /// Whether [`SkillName::new`] takes `text`, without making the name.
+    pub(crate) fn accepts(text: &str) -> bool {
+        let name = text.trim();
+        !name.is_empty()
+            && !name.contains(|character: char| character.is_control() || character == '/')
+    }
+
     /// The name of a skill not read yet: empty, which [`SkillName::new`] never gives; one
     /// shared text, so holding it costs no allocation.
     pub(crate) fn unset() -> Self {
@@ -256,6 +263,27 @@ mod tests {
         assert_eq!(name.key(), "code review");
         assert_eq!(name.to_string(), "Code Review");
         assert_eq!(format!("{name:?}"), "\"Code Review\"");
+    }
+
+    #[test]
+    fn accepts_agrees_with_new() {
+        for text in [
+            "pdf",
+            " Code Review ",
+            "",
+            " \t ",
+            "a/b",
+            "bell\u{7}",
+            "é",
+            "/",
+            "x\u{85}y",
+        ] {
+            assert_eq!(
+                SkillName::accepts(text),
+                SkillName::new(text).is_ok(),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
