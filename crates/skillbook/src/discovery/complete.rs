@@ -8,6 +8,7 @@
 //! skill of the walk.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::io;
 use std::path::Path;
 
 use super::parse::{self, Job, Parsed};
@@ -192,14 +193,26 @@ impl<'e> Completion<'e> {
         }
     }
 
-    /// Settles the rest once the walk and every parser have finished; a skill whose result
-    /// never came back is dropped (its file could not be read, and that was reported).
+    /// Settles the rest once the walk and every parser have finished. A skill whose result
+    /// never came back (its parser stopped) is reported as unreadable, never dropped silently,
+    /// and the skills after it are still completed.
     pub(super) fn finish(mut self, reread: &Reread<'_>) -> Sink<'e> {
         self.held = false;
         self.settle(reread);
         while let Some(entry) = self.queue.pop_front() {
-            if let Entry::Diagnostic(diagnostic) = entry {
-                self.sink.diagnostic(diagnostic);
+            match entry {
+                Entry::Diagnostic(diagnostic) => self.sink.diagnostic(diagnostic),
+                Entry::Skill {
+                    skill,
+                    slot,
+                    file_id,
+                } => match self.early.remove(&slot) {
+                    Some(parsed) => self.complete(skill, parsed, file_id, reread),
+                    None => {
+                        let stopped = io::Error::other("its parser stopped before reading it");
+                        self.sink.diagnostic(unreadable(&skill.location, &stopped));
+                    }
+                },
             }
         }
         self.sink

@@ -618,6 +618,7 @@ fn parallel_parsing_gives_exactly_the_serial_result() {
     assert!(codes(&serial).contains(&"shadowed"));
 }
 
+mod completion;
 mod properties;
 
 #[test]
