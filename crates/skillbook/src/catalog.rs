@@ -22,9 +22,10 @@ pub const SEARCH_SKILLS: &str = "search_skills";
 pub const SHORT_DESCRIPTION_CHARACTERS: usize = 120;
 
 const INTRODUCTION: &str = include_str!("catalog/introduction.md");
+/// Tier 3's introduction: it promises no descriptions, and sends the model to search.
+const INTRODUCTION_NAMES: &str = include_str!("catalog/introduction_names.md");
 const CLOSING: &str = include_str!("catalog/closing.md");
 const SHORTENED: &str = include_str!("catalog/shortened.md");
-const SEARCH: &str = include_str!("catalog/search.md");
 const SEARCH_ONLY: &str = include_str!("catalog/search_only.md");
 
 /// How much of each skill a rendered catalog shows; each tier is smaller than the one before.
@@ -255,10 +256,16 @@ impl<'a> Catalog<'a> {
                 .map(|listed| listed.entry().estimated_size(tier))
                 .sum()
         };
-        let templates = [INTRODUCTION, SHORTENED, SEARCH, SEARCH_ONLY, CLOSING]
-            .iter()
-            .map(|template| template.len())
-            .sum::<usize>();
+        let templates = [
+            INTRODUCTION,
+            INTRODUCTION_NAMES,
+            SHORTENED,
+            SEARCH_ONLY,
+            CLOSING,
+        ]
+        .iter()
+        .map(|template| template.len())
+        .sum::<usize>();
         // The tool names go in the templates a few times each.
         listed + templates + 8 * (self.reader.len() + self.search.len()) + 256
     }
@@ -283,7 +290,11 @@ impl<'a> Catalog<'a> {
             };
             return out.write_str(&fill(SEARCH_ONLY).replace("{count} are", &count));
         }
-        out.write_str(&fill(INTRODUCTION))?;
+        let introduction = match tier {
+            Tier::NamesOnly => INTRODUCTION_NAMES,
+            _ => INTRODUCTION,
+        };
+        out.write_str(&fill(introduction))?;
         out.write_str("\n\n<available_skills>\n")?;
         for listed in entries {
             listed.entry().write_to(out, tier)?;
@@ -291,8 +302,7 @@ impl<'a> Catalog<'a> {
         out.write_str("</available_skills>\n")?;
         let note = match tier {
             Tier::FirstSentence => Some(SHORTENED),
-            Tier::NamesOnly => Some(SEARCH),
-            Tier::Full | Tier::SearchOnly => None,
+            Tier::Full | Tier::NamesOnly | Tier::SearchOnly => None,
         };
         if let Some(note) = note {
             out.write_str(&fill(note))?;

@@ -245,6 +245,13 @@ fn search_tiers_name_the_search_and_reader_tools() {
         assert!(catalog.text.contains("`read_skill_file`"));
         assert!(!catalog.text.contains("search_skills`"));
     }
+    // Names alone: the introduction promises no descriptions, and is no catalog "all you need".
+    let names = aliased.clone().budget(sizes[2]).render().unwrap().text;
+    assert!(names.contains("lists each skill's name and the location of its SKILL.md only"));
+    assert!(!names.contains("a description of when it helps"), "{names}");
+    assert!(!names.contains("all you need"), "{names}");
+    let full = aliased.clone().render().unwrap().text;
+    assert!(full.contains("a description of when it helps"));
     let only = Catalog::new(&skills).budget(0).render().unwrap();
     assert!(only.text.contains("3 skills are available"));
     assert!(!only.text.contains("<available_skills>"));
