@@ -612,6 +612,7 @@ fn first_sentence(description: &str) -> Cow<'_, str> {
         .find(|&(index, c)| {
             matches!(c, '.' | '!' | '?')
                 && text[index + c.len_utf8()..].starts_with(char::is_whitespace)
+                && !(c == '.' && ends_with_abbreviation(&text[..index]))
         })
         .map_or(text.len(), |(index, c)| index + c.len_utf8());
     let sentence = &text[..end];
@@ -637,6 +638,32 @@ fn first_sentence(description: &str) -> Cow<'_, str> {
         "{}…",
         sentence[..cut].trim_end_matches([' ', ',', ';', ':'])
     ))
+}
+
+/// Abbreviations whose dot ends no sentence (compared without case).
+const ABBREVIATIONS: [&str; 12] = [
+    "e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "no", "dr", "mr", "mrs", "st",
+];
+
+/// Whether the word before a dot is an abbreviation rather than a sentence's last word: a known
+/// one (`e.g.`, `etc.`), or initials, a single letter after a space or another initial (`U.S.`).
+fn ends_with_abbreviation(before_dot: &str) -> bool {
+    let word = before_dot
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or(before_dot)
+        .trim_start_matches(['(', '"', '\'']);
+    if ABBREVIATIONS
+        .iter()
+        .any(|abbreviation| word.eq_ignore_ascii_case(abbreviation))
+    {
+        return true;
+    }
+    // Initials: `U.S`, `A.I`, or one capital letter.
+    !word.is_empty()
+        && word
+            .split('.')
+            .all(|part| part.chars().count() == 1 && part.chars().all(char::is_uppercase))
 }
 
 /// `text` with the control characters XML cannot carry (and that would drive a terminal)

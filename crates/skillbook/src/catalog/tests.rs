@@ -278,6 +278,19 @@ fn a_first_sentence_is_cut_at_a_word_boundary_within_the_limit() {
         "Fill PDF forms."
     );
     assert_eq!(first_sentence("Use v1.2 carefully"), "Use v1.2 carefully");
+    // A dot after an abbreviation or initials ends no sentence.
+    assert_eq!(
+        first_sentence("Query the U.S. census data. Use when asked."),
+        "Query the U.S. census data."
+    );
+    assert_eq!(
+        first_sentence("Convert files, e.g. PDF or DOCX, to text. More."),
+        "Convert files, e.g. PDF or DOCX, to text."
+    );
+    assert_eq!(
+        first_sentence("Plan with J. Smith. Then go."),
+        "Plan with J. Smith."
+    );
     assert_eq!(
         first_sentence("  Two\n lines here.\nMore."),
         "Two lines here."
