@@ -641,8 +641,8 @@ fn first_sentence(description: &str) -> Cow<'_, str> {
 }
 
 /// Abbreviations whose dot ends no sentence (compared without case).
-const ABBREVIATIONS: [&str; 12] = [
-    "e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "no", "dr", "mr", "mrs", "st",
+const ABBREVIATIONS: [&str; 9] = [
+    "e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "dr", "mr",
 ];
 
 /// Whether the word before a dot is an abbreviation rather than a sentence's last word: a known
