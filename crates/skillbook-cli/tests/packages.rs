@@ -7,28 +7,16 @@
     reason = "a test should fail loudly at the first broken step"
 )]
 
+#[path = "support/source_tree.rs"]
+mod source_tree;
+
 use std::fs;
 use std::path::Path;
 use std::process::Output;
 
 use assert_cmd::Command;
 use serde_json::Value;
-
-fn write(root: &Path, path: &str, content: &str) {
-    let path = root.join(path);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, content).unwrap();
-}
-
-fn skill(root: &Path, folder: &str, name: &str) {
-    write(
-        root,
-        &format!("{folder}/SKILL.md"),
-        &format!(
-            "---\nname: {name}\ndescription: The {name} skill.\nallowed-tools: Bash\n---\n# Steps\n"
-        ),
-    );
-}
+use source_tree::write;
 
 struct Fixture {
     source: tempfile::TempDir,
@@ -43,13 +31,23 @@ impl Fixture {
             workspace: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
         };
-        skill(fixture.source.path(), "skills/review", "review");
+        source_tree::skill(
+            fixture.source.path(),
+            "skills/review",
+            "review",
+            "allowed-tools: Bash\n",
+        );
         write(
             fixture.source.path(),
             "skills/review/scripts/run.sh",
             "echo hi\n",
         );
-        skill(fixture.source.path(), "skills/deploy", "deploy");
+        source_tree::skill(
+            fixture.source.path(),
+            "skills/deploy",
+            "deploy",
+            "allowed-tools: Bash\n",
+        );
         fixture
     }
 
@@ -231,14 +229,26 @@ fn hostile_sources_are_refused_and_the_previous_state_is_kept() {
         ),
         (
             "checker error",
-            |root| skill(root, "skills/review", "Review Tool"),
+            |root| {
+                source_tree::skill(
+                    root,
+                    "skills/review",
+                    "Review Tool",
+                    "allowed-tools: Bash\n",
+                )
+            },
             "check_failed",
         ),
         ("name collision", |_| {}, "name_collision"),
     ];
     for (case, setup, code) in cases {
         let copy = tempfile::tempdir().unwrap();
-        skill(copy.path(), "skills/review", "review");
+        source_tree::skill(
+            copy.path(),
+            "skills/review",
+            "review",
+            "allowed-tools: Bash\n",
+        );
         write(
             copy.path(),
             "skills/review/scripts/run.sh",

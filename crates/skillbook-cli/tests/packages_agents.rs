@@ -9,26 +9,16 @@
     reason = "a test should fail loudly at the first broken step"
 )]
 
+#[path = "support/source_tree.rs"]
+mod source_tree;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
-
-fn write(root: &Path, path: &str, content: &str) {
-    let path = root.join(path);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, content).unwrap();
-}
-
-fn skill(root: &Path, folder: &str, name: &str) {
-    write(
-        root,
-        &format!("{folder}/SKILL.md"),
-        &format!("---\nname: {name}\ndescription: The {name} skill.\n---\n# Steps\n"),
-    );
-}
+use source_tree::write;
 
 /// A workspace (in a folder of its own, so that it can be moved) holding its source in
 /// `vendor/`: `review` and `deploy`.
@@ -46,8 +36,8 @@ impl Fixture {
             name: "project".to_owned(),
         };
         fs::create_dir(fixture.workspace()).unwrap();
-        skill(&fixture.workspace(), "vendor/review", "review");
-        skill(&fixture.workspace(), "vendor/deploy", "deploy");
+        source_tree::skill(&fixture.workspace(), "vendor/review", "review", "");
+        source_tree::skill(&fixture.workspace(), "vendor/deploy", "deploy", "");
         fixture
     }
 
@@ -180,7 +170,7 @@ fn links_survive_moving_the_workspace_and_install_makes_them_again() {
 #[test]
 fn remove_deletes_the_links_it_made_and_nothing_else() {
     let fixture = Fixture::new();
-    skill(&fixture.claude(), "mine", "mine");
+    source_tree::skill(&fixture.claude(), "mine", "mine", "");
     fixture.json(&["add", "./vendor", "--agent", "claude-code", "--yes"], 0);
     fixture.json(&["remove", "review"], 0);
     assert!(fs::symlink_metadata(fixture.claude().join("review")).is_err());

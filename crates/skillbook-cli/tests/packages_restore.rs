@@ -8,26 +8,16 @@
     reason = "a test should fail loudly at the first broken step"
 )]
 
+#[path = "support/source_tree.rs"]
+mod source_tree;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
-
-fn write(root: &Path, path: &str, content: &str) {
-    let path = root.join(path);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, content).unwrap();
-}
-
-fn skill(root: &Path, folder: &str, name: &str) {
-    write(
-        root,
-        &format!("{folder}/SKILL.md"),
-        &format!("---\nname: {name}\ndescription: The {name} skill.\n---\n# Steps\n"),
-    );
-}
+use source_tree::write;
 
 /// A workspace holding its own source folder (`vendor/`), with `review` and `deploy` added.
 struct Fixture {
@@ -42,9 +32,9 @@ impl Fixture {
             home: tempfile::tempdir().unwrap(),
         };
         let vendor = fixture.vendor();
-        skill(&vendor, "review", "review");
+        source_tree::skill(&vendor, "review", "review", "");
         write(&vendor, "review/scripts/run.sh", "echo hi\n");
-        skill(&vendor, "deploy", "deploy");
+        source_tree::skill(&vendor, "deploy", "deploy", "");
         fixture.json(&["add", "./vendor", "--yes"], 0);
         fixture
     }
