@@ -186,13 +186,18 @@ fn list_text_prints_skills_on_stdout_and_diagnostics_on_stderr() {
     );
 }
 
-#[test]
-fn watch_prints_changes_as_json_lines() {
+/// `skillbook watch` on the fixture with `options`, and its stdout line by line. Lines are read
+/// on a thread so that a silent watcher fails the test instead of hanging it.
+fn watch(
+    fixture: &Fixture,
+    options: &[&str],
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
     use std::io::{BufRead, BufReader};
     use std::process::{Command as Process, Stdio};
-    let fixture = Fixture::new();
     let mut child = Process::new(assert_cmd::cargo::cargo_bin("skillbook"))
-        .args(["--no-home", "--format", "json", "--workspace"])
+        .arg("--no-home")
+        .args(options)
+        .arg("--workspace")
         .arg(fixture.workspace.path())
         .arg("watch")
         .env_remove("RUST_LOG")
@@ -200,7 +205,6 @@ fn watch_prints_changes_as_json_lines() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Lines are read on a thread so that a silent watcher fails the test instead of hanging it.
     let (sender, lines) = std::sync::mpsc::channel();
     let stdout = child.stdout.take().unwrap();
     std::thread::spawn(move || {
@@ -208,6 +212,13 @@ fn watch_prints_changes_as_json_lines() {
             let _ = sender.send(line.unwrap());
         }
     });
+    (child, lines)
+}
+
+#[test]
+fn watch_prints_changes_as_json_lines() {
+    let fixture = Fixture::new();
+    let (mut child, lines) = watch(&fixture, &["--format", "json"]);
     let next = || -> Value {
         let line = lines.recv_timeout(std::time::Duration::from_secs(30));
         serde_json::from_str(&line.expect("a line from `skillbook watch` within 30 s")).unwrap()
@@ -325,30 +336,13 @@ fn quiet_hides_warnings_but_never_errors() {
 /// problem again, and only the new ones are said.
 #[test]
 fn watch_in_text_prints_each_diagnostic_once() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command as Process, Stdio};
     let fixture = Fixture::new();
     fixture.skill(
         &fixture.root(),
         "colon",
         "---\nname: colon\ndescription: Use when: asked\n---\n",
     );
-    let mut child = Process::new(assert_cmd::cargo::cargo_bin("skillbook"))
-        .args(["--no-home", "--workspace"])
-        .arg(fixture.workspace.path())
-        .arg("watch")
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (sender, lines) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let _ = sender.send(line.unwrap());
-        }
-    });
+    let (mut child, lines) = watch(&fixture, &[]);
     let next = || {
         lines
             .recv_timeout(std::time::Duration::from_secs(30))
