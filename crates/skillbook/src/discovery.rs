@@ -436,7 +436,8 @@ impl Discovery {
     }
 
     /// Runs discovery and hands each skill and diagnostic to `each` as soon as it is settled,
-    /// keeping none of them: memory stays at what `each` keeps, however many skills there are.
+    /// keeping none of them: beyond what `each` keeps, discovery holds only each name with the
+    /// location of its first skill (to report a later duplicate), whatever the skills hold.
     /// Returns the read roots (as [`Discovered::read_roots`]).
     ///
     /// The skills come in the order [`Discovery::discover`] lists them, with duplicate names

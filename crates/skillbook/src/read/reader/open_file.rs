@@ -317,9 +317,18 @@ fn suggest_in_folder(folder: &Dir, relative: &Path) -> Option<String> {
     } else {
         open::open_dir_path(folder, parent).ok()?
     };
-    let (entries, _) = open::list_entries(&directory).ok()?;
-    crate::read::closest_name(wanted, entries.iter().filter_map(|(name, _)| name.to_str()))
+    // At most the first entries: a miss in a huge folder costs no more than in a small one.
+    let names: Vec<String> = directory
+        .entries()
+        .ok()?
+        .take(MAX_SUGGESTED_FROM)
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .collect();
+    crate::read::closest_name(wanted, names.iter().map(String::as_str))
 }
+
+/// The most entries of a folder looked at to suggest a name for a file that is not there.
+const MAX_SUGGESTED_FROM: usize = 1000;
 
 /// Turns a failed open inside a skill folder into the error a reader can act on.
 pub(super) fn disk_failure(path: &Path, error: io::Error) -> BoundaryError {
