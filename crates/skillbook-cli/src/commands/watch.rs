@@ -98,19 +98,25 @@ fn line(out: &mut impl Write, event: &Event<'_>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The diagnostics printed so far (as printed), so that each is printed once in a run.
+/// The diagnostics of the last discovery (as printed), so that an event prints only the ones
+/// that discovery did not report before. Only the current ones are kept: a watch that runs for
+/// days over a changing tree holds no more than its latest report.
 #[derive(Default)]
 struct Printed {
     lines: HashSet<String>,
 }
 
 impl Printed {
-    /// The diagnostics of `found` not printed before, now counted as printed.
+    /// The diagnostics of `found` that the previous report did not hold; `found` becomes the
+    /// previous report.
     fn news(&mut self, found: &[Diagnostic]) -> Vec<Diagnostic> {
-        found
+        let current: HashSet<String> = found.iter().map(ToString::to_string).collect();
+        let news = found
             .iter()
-            .filter(|diagnostic| self.lines.insert(diagnostic.to_string()))
+            .filter(|diagnostic| !self.lines.contains(&diagnostic.to_string()))
             .cloned()
-            .collect()
+            .collect();
+        self.lines = current;
+        news
     }
 }
