@@ -372,6 +372,7 @@ pub(crate) fn skill_instructions(name: &str, directory: &str, content: &str) -> 
 
 /// The candidate nearly equal to `wanted`: the same but for case, else (for names of four
 /// characters or more) one or two characters off — the closest, ties to the first in order.
+/// Candidates holding control characters are never suggested.
 pub(crate) fn closest_name<'a>(
     wanted: &str,
     candidates: impl Iterator<Item = &'a str>,
@@ -380,7 +381,8 @@ pub(crate) fn closest_name<'a>(
     let allowed = if wanted.chars().count() >= 8 { 2 } else { 1 };
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
-        if candidate == wanted {
+        // A name with control characters is never echoed into a message.
+        if candidate == wanted || candidate.contains(char::is_control) {
             continue;
         }
         let candidate_lower = candidate.to_lowercase();

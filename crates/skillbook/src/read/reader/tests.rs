@@ -698,3 +698,19 @@ fn the_schema_says_which_paths_the_reader_takes() {
         "invalid_argument"
     );
 }
+
+/// A file name with control characters is never suggested, so it never reaches a message.
+#[test]
+fn a_name_with_control_characters_is_never_suggested() {
+    let temporary = tree();
+    let top = temporary.path();
+    write(top, "pdf/forms\u{1b}.md", "escape\n");
+    let found = discover(top, SymlinkPolicy::Skip);
+    let path = skills_root(top).join("pdf/forms.md");
+    let reply = SkillReader::new(&found).call_json(&json!({ "path": path }));
+    assert_eq!(reply["error"], "not_found", "{reply}");
+    assert!(
+        !reply["message"].as_str().unwrap().contains("did you mean"),
+        "{reply}"
+    );
+}
