@@ -48,8 +48,10 @@ pub(crate) enum Command {
     Token,
     /// Install skills from a source into `.agents/skills` and record them in `skills-lock.json`.
     ///
-    /// SOURCE is a local folder for now (an absolute path, or one starting with `./` or `../`,
-    /// relative to the current directory); git sources come next. Each skill is checked first
+    /// SOURCE is a local folder (an absolute path, or one starting with `./` or `../`), a git
+    /// URL (`https://`, `ssh://`, `git@host:path`, `git://`, `file://`, with an optional `#ref`)
+    /// or GitHub's `owner/repo[/path][@ref]`. A git source is fetched at one commit, which the
+    /// lock records. Each skill is checked first
     /// and refused on errors unless `--force`; links, `.git` and special files inside a skill
     /// are left out and listed. The lock has the shape the `skills` npm tool reads too.
     Add(AddArgs),

@@ -73,13 +73,22 @@ pub enum PackageError {
         /// What the system said.
         source: io::Error,
     },
-    /// The source is not a local folder; only local folders are supported so far.
+    /// The source is neither a local folder, a git URL nor `owner/repo`, or it is a URL
+    /// holding a password.
     #[error(
-        "{input}: git, URL and owner/repo sources are not supported yet; give a local folder (an absolute path, or one starting with ./ or ../)"
+        "{input}: not a source skillbook reads. Give a local folder (an absolute path, or one starting with ./ or ../), a git URL (https://, ssh://, git@host:path, file://), or owner/repo[/path][@ref]; keep credentials out of URLs (use an SSH key or git's credential helper)"
     )]
     UnsupportedSource {
-        /// The source as given.
+        /// The source as given (never a password).
         input: String,
+    },
+    /// A git source could not be fetched, or its tree could not be written out.
+    #[error("{url}: {message}. Check the URL, the ref and your access (SSH key or credentials)")]
+    Git {
+        /// The repository's URL, without user information.
+        url: String,
+        /// What went wrong.
+        message: String,
     },
     /// The source or an installed skill is not a directory.
     #[error("{}: not a directory; give a folder holding skills", path.display())]
@@ -158,10 +167,10 @@ pub enum PackageError {
         /// The skills folder.
         path: PathBuf,
     },
-    /// A locked skill's source is of a kind this build cannot fetch (only local folders so
-    /// far).
+    /// A locked skill's source is of a kind this build cannot fetch (a local folder, `github`
+    /// and `git` are fetched).
     #[error(
-        "{name}: locked from {source_type} source {locked_source:?}, which this build cannot fetch yet (only local folders)"
+        "{name}: locked from {source_type} source {locked_source:?}, which skillbook cannot fetch (it reads local folders and git repositories); add the skill again from a folder or a git URL"
     )]
     UnsupportedLockedSource {
         /// The skill's name in the lock.

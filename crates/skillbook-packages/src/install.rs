@@ -9,8 +9,10 @@ use skillbook::{Diagnostic, Discovery, Home, Severity};
 
 use crate::agents::{self, Agent, ExposeMode, Exposer, Exposure};
 use crate::error::PackageError;
-use crate::lock::{LOCK_FILE_NAME, Lock, NewEntry, normalize, portable_local_source};
+use crate::git::{self, Fetched, Revision};
+use crate::lock::{LOCK_FILE_NAME, Lock, LockEntry, NewEntry, normalize, portable_local_source};
 use crate::snapshot::{FolderLimits, LeftOut, Snapshot, below, is_safe_name};
+use crate::source::{GitSource, Source};
 
 /// Where skills are installed: a skills folder and the lock that records them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,52 +90,6 @@ impl Target {
         }
         fs::create_dir_all(&self.skills_folder)
             .map_err(|error| PackageError::io(&self.skills_folder, error))
-    }
-}
-
-/// Where skills come from. Only local folders so far.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Source {
-    /// A folder holding skills (or a skill folder itself).
-    Local(PathBuf),
-}
-
-impl Source {
-    /// A local folder (made absolute against the current directory).
-    pub fn local(path: impl AsRef<Path>) -> Source {
-        let path = path.as_ref();
-        Source::Local(normalize(
-            &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
-        ))
-    }
-
-    /// Reads a source as typed by a user. A local folder is an absolute path or one starting
-    /// with `./` or `../` (or `.`, `..`), as the `skills` tool decides; relative paths resolve
-    /// against `current_directory`.
-    ///
-    /// # Errors
-    ///
-    /// [`PackageError::UnsupportedSource`] for anything else (git URLs, `owner/repo`).
-    pub fn parse(input: &str, current_directory: &Path) -> Result<Source, PackageError> {
-        let local = Path::new(input).is_absolute()
-            || input.starts_with("./")
-            || input.starts_with("../")
-            || input == "."
-            || input == "..";
-        if local {
-            Ok(Source::local(current_directory.join(input)))
-        } else {
-            Err(PackageError::UnsupportedSource {
-                input: input.to_owned(),
-            })
-        }
-    }
-
-    fn folder(&self) -> &Path {
-        match self {
-            Source::Local(path) => path,
-        }
     }
 }
 
@@ -222,7 +178,38 @@ impl Add {
     /// [`PackageError::OverLimit`], [`PackageError::CaseCollision`]), has checker errors
     /// (unless forced), or collides with an installed skill; the lock cannot be read.
     pub fn plan(&self, target: &Target) -> Result<Plan, PackageError> {
-        let folder = self.source.folder();
+        match &self.source {
+            Source::Local(folder) => self.plan_local(folder, target),
+            Source::Git(source) => {
+                let fetched = git::fetch(source, Revision::Named)?;
+                self.plan_fetched(
+                    source,
+                    &fetched,
+                    source.folder().unwrap_or_default(),
+                    target,
+                )
+            }
+        }
+    }
+
+    /// Plans from `folder` (a path in the repository, `""` for its top) of a tree already
+    /// fetched from `source`.
+    pub(crate) fn plan_fetched(
+        &self,
+        source: &GitSource,
+        fetched: &Fetched,
+        folder: &str,
+        target: &Target,
+    ) -> Result<Plan, PackageError> {
+        let base = fetched.tree().to_path_buf();
+        let root = folder
+            .split('/')
+            .filter(|part| !part.is_empty())
+            .fold(base.clone(), |path, part| path.join(part));
+        self.plan_in(&root, &root, &base, target, Some((source, fetched)))
+    }
+
+    fn plan_local(&self, folder: &Path, target: &Target) -> Result<Plan, PackageError> {
         if !fs::metadata(folder).is_ok_and(|metadata| metadata.is_dir()) {
             return Err(PackageError::NotADirectory {
                 path: folder.to_path_buf(),
@@ -236,23 +223,48 @@ impl Add {
         } else {
             folder.to_path_buf()
         };
-        let found = Discovery::new(&root)
+        self.plan_in(folder, &root, &root, target, None)
+    }
+
+    /// Plans from the skills found under `root` (`folder` as the user named it), each
+    /// recorded in the lock by its path below `base` (the repository's top for a git source).
+    fn plan_in(
+        &self,
+        folder: &Path,
+        root: &Path,
+        base: &Path,
+        target: &Target,
+        git: Option<(&GitSource, &Fetched)>,
+    ) -> Result<Plan, PackageError> {
+        let found = Discovery::new(root)
             .namespaces(Vec::<String>::new())
             .home(Home::Off)
-            .extra_root(&root)
+            .extra_root(root)
             .discover();
         let (skills, diagnostics) = found.into_parts();
+        // A git source is named by its URL (and folder), never by the temporary folder.
+        let shown = match git {
+            Some((source, _)) => PathBuf::from(match source.folder() {
+                Some(subpath) => format!("{} {subpath}", source.shown()),
+                None => source.shown(),
+            }),
+            None => folder.to_path_buf(),
+        };
         if skills.is_empty() {
             return Err(PackageError::NoSkills {
-                path: folder.to_path_buf(),
+                path: shown,
                 diagnostics,
             });
         }
-        let chosen = self.choose(folder, &skills)?;
+        let chosen = self.choose(&shown, &skills)?;
         let lock = Lock::read(target.lock_path())?;
         let mut planned = Vec::new();
         for skill in chosen {
-            planned.push(self.plan_skill(skill, &root, target, &lock)?);
+            let mut skill = self.plan_skill(skill, base, target, &lock)?;
+            if let Some((source, fetched)) = git {
+                skill.mark_fetched(source, fetched);
+            }
+            planned.push(skill);
         }
         let requested: Vec<(Agent, ExposeMode)> = self
             .agents
@@ -354,6 +366,8 @@ impl Add {
         };
         Ok(PlannedSkill {
             name,
+            origin: directory.display().to_string(),
+            fetched_from: None,
             directory: directory.to_path_buf(),
             skill_path,
             allowed_tools: skill.front_matter().get("allowed-tools").map(|value| {
@@ -370,6 +384,32 @@ impl Add {
     /// record it from this source.
     /// The lock's source may name the folder of skills or (as the `skills` tool writes after
     /// restoring) the skill's own folder in it.
+    fn is_same_source(&self, entry: LockEntry<'_>, relative: &str, target: &Target) -> bool {
+        match &self.source {
+            Source::Local(folder) => {
+                let locked = entry
+                    .source()
+                    .map(|source| crate::lock::resolve_local_source(source, target.lock_folder()));
+                entry.source_type() == Some("local")
+                    && locked.is_some_and(|locked| {
+                        locked == *folder || locked == normalize(&below(folder, relative))
+                    })
+            }
+            Source::Git(source) => {
+                let locked = GitSource::from_lock(
+                    entry.source_type().unwrap_or_default(),
+                    entry.source().unwrap_or_default(),
+                    entry.source_url(),
+                    None,
+                );
+                locked.and_then(Result::ok).is_some_and(|locked| {
+                    locked.fetch_url().trim_end_matches(".git")
+                        == source.fetch_url().trim_end_matches(".git")
+                })
+            }
+        }
+    }
+
     fn refuse_collision(
         &self,
         name: &str,
@@ -377,16 +417,9 @@ impl Add {
         target: &Target,
         lock: &Lock,
     ) -> Result<(), PackageError> {
-        let folder = self.source.folder();
-        let same_source = lock.get(name).is_some_and(|entry| {
-            let locked = entry
-                .source()
-                .map(|source| crate::lock::resolve_local_source(source, target.lock_folder()));
-            entry.source_type() == Some("local")
-                && locked.is_some_and(|locked| {
-                    locked == folder || locked == normalize(&below(folder, relative))
-                })
-        });
+        let same_source = lock
+            .get(name)
+            .is_some_and(|entry| self.is_same_source(entry, relative, target));
         let Ok(entries) = fs::read_dir(target.skills_folder()) else {
             return Ok(());
         };
@@ -431,6 +464,11 @@ pub struct Plan {
 pub struct PlannedSkill {
     name: String,
     directory: PathBuf,
+    /// Where the skill comes from, as shown: its folder, or a git source's URL, folder and
+    /// commit.
+    origin: String,
+    /// The git source it was fetched from, and the commit.
+    fetched_from: Option<(GitSource, String)>,
     skill_path: String,
     allowed_tools: Option<String>,
     snapshot: Snapshot,
@@ -443,9 +481,35 @@ impl PlannedSkill {
         &self.name
     }
 
-    /// The skill's folder in the source.
+    /// The skill's folder in the source (for a git source, in a temporary copy of its tree
+    /// that is gone once the plan is).
     pub fn directory(&self) -> &Path {
         &self.directory
+    }
+
+    /// Where the skill comes from, for people: its folder, or a git source's URL, the skill's
+    /// folder in the repository and the commit.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Marks the skill as fetched from `source`: where it is shown to come from, and what of
+    /// it the fetch could not write out (submodules).
+    fn mark_fetched(&mut self, source: &GitSource, fetched: &Fetched) {
+        let folder = self
+            .skill_path
+            .rsplit_once('/')
+            .map_or("", |(folder, _)| folder);
+        let short = fetched.commit().get(..12).unwrap_or(fetched.commit());
+        self.origin = if folder.is_empty() {
+            format!("{} at {short}", source.shown())
+        } else {
+            format!("{} {folder} at {short}", source.shown())
+        };
+        for (path, reason) in fetched.left_out_below(folder) {
+            self.snapshot.left_out.push(LeftOut { path, reason });
+        }
+        self.fetched_from = Some((source.clone(), fetched.commit().to_owned()));
     }
 
     /// Every file that will be installed, relative to the skill folder, in byte order.
@@ -473,10 +537,35 @@ impl PlannedSkill {
         &self.diagnostics
     }
 
-    /// The lock entry recording this skill, from `source` as written in the lock.
+    /// The lock entry recording this skill from a local folder, `source` as written in the
+    /// lock.
     pub(crate) fn lock_entry(&self, source: String) -> NewEntry {
         NewEntry::new(source, "local", self.snapshot.computed_hash())
             .skill_path(self.skill_path.clone())
+            .digests(self.snapshot.digest(), self.snapshot.file_digests())
+    }
+
+    /// The lock entry recording this skill: from its git source and commit, as the `skills`
+    /// tool writes one (`ref` only when named) with the commit; or from a local folder, recorded
+    /// as `local_source` gives it.
+    pub(crate) fn locked_entry(&self, local_source: impl FnOnce() -> String) -> NewEntry {
+        let Some((source, commit)) = &self.fetched_from else {
+            return self.lock_entry(local_source());
+        };
+        let mut entry = NewEntry::new(
+            source.lock_source(),
+            source.source_type(),
+            self.snapshot.computed_hash(),
+        );
+        if let Some(url) = source.lock_source_url() {
+            entry = entry.source_url(url);
+        }
+        if let Some(reference) = source.reference() {
+            entry = entry.git_ref(reference);
+        }
+        entry
+            .skill_path(self.skill_path.clone())
+            .commit(commit.clone())
             .digests(self.snapshot.digest(), self.snapshot.file_digests())
     }
 
@@ -520,8 +609,6 @@ impl Plan {
         target: &Target,
         write_lock: impl FnOnce(&Lock, &Path) -> Result<(), crate::error::LockError>,
     ) -> Result<Installed, PackageError> {
-        let Source::Local(source) = &self.source;
-        let portable = portable_local_source(source, target.lock_folder());
         let skills: Vec<&PlannedSkill> = self.skills.iter().collect();
         put_in_place(
             target,
@@ -532,7 +619,12 @@ impl Plan {
                     let recorded = agents::recorded(lock.get(&skill.name));
                     let clients = agents::merged(&recorded, &self.requested);
                     let entry = skill
-                        .lock_entry(portable.clone())
+                        .locked_entry(|| match &self.source {
+                            Source::Local(folder) => {
+                                portable_local_source(folder, target.lock_folder())
+                            }
+                            Source::Git(git) => git.lock_source(),
+                        })
                         .agents(agents::record(&clients));
                     lock.insert(&skill.name, entry);
                 }

@@ -31,30 +31,41 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Sources are local folders for now; git sources come next. Installing is atomic: each skill
-//! is written into a temporary folder beside its place, then renamed into it, and a failure
-//! leaves the skills and the lock as they were.
+//! Sources are local folders and git repositories ([`Source::parse`]: URLs of every transport
+//! and GitHub's `owner/repo` shorthand), fetched through gitoxide — one commit, not its history —
+//! and pinned in the lock by that commit. Installing is atomic: each skill is written into a
+//! temporary folder beside its place, then renamed into it, and a failure leaves the skills and
+//! the lock as they were.
 
 #![deny(missing_docs)]
 
 mod agents;
 mod collation;
 mod error;
+mod git;
 mod install;
 mod lock;
 mod remove;
 mod restore;
 mod snapshot;
+mod source;
 mod verify;
 
 pub use agents::{Agent, ExposeMode};
 pub use collation::locale_compare;
 pub use error::{LockError, PackageError};
-pub use install::{Add, CheckPolicy, Installed, Plan, PlannedSkill, Source, Target};
+pub use install::{Add, CheckPolicy, Installed, Plan, PlannedSkill, Target};
 pub use lock::{LOCK_FILE_NAME, LOCK_VERSION, Lock, LockEntry, NewEntry};
 pub use remove::remove;
 pub use restore::{
     Install, InstallMode, InstallReport, SkillUpdate, UpdateReport, install, update,
 };
 pub use snapshot::{FolderLimits, LeftOut, LeftOutReason, computed_hash, digest};
+pub use source::{GitSource, Source};
 pub use verify::{Drift, SkillDrift, VerifyReport, verify};
+
+/// Makes ring the process's rustls provider (for HTTPS fetches), unless one is installed.
+pub(crate) fn install_tls_provider() {
+    // An error means a provider is installed already, which serves as well.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}

@@ -11,9 +11,11 @@ use std::path::PathBuf;
 
 use crate::agents::{self, Agent, ExposeMode, Exposer, Exposure};
 use crate::error::PackageError;
-use crate::install::{Add, CheckPolicy, PlannedSkill, Source, Target, put_in_place};
+use crate::git::{self, Revision};
+use crate::install::{Add, CheckPolicy, PlannedSkill, Target, put_in_place};
 use crate::lock::{Lock, LockEntry, resolve_local_source};
 use crate::snapshot::{FolderLimits, Snapshot};
+use crate::source::{GitSource, Source};
 use crate::verify::{SkillDrift, verify};
 
 /// What [`install`] does when an installed skill differs from the lock.
@@ -182,12 +184,12 @@ fn read_locked(
     lock: &Lock,
     names: &[String],
 ) -> Result<Vec<PlannedSkill>, PackageError> {
-    let planned = read_sources(target, lock, names, CheckPolicy::Force)?;
+    let planned = read_sources(target, lock, names, CheckPolicy::Force, true)?;
     for (skill, entry) in planned.iter().zip(entries(target, lock, names)?) {
         if !matches_lock(skill.snapshot(), entry) {
             return Err(PackageError::SourceChanged {
                 name: skill.name().to_owned(),
-                path: skill.directory().to_path_buf(),
+                path: PathBuf::from(skill.origin()),
             });
         }
     }
@@ -295,7 +297,7 @@ pub fn update<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<UpdateRepor
     if names.is_empty() {
         chosen = lock.entries().map(|(name, _)| name.to_owned()).collect();
     }
-    let planned = read_sources(target, &lock, &chosen, CheckPolicy::RefuseErrors)?;
+    let planned = read_sources(target, &lock, &chosen, CheckPolicy::RefuseErrors, false)?;
     let mut report = UpdateReport::default();
     let exposer = Exposer::new(target, &lock);
     let mut exposures = Vec::new();
@@ -311,7 +313,7 @@ pub fn update<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<UpdateRepor
             exposures.extend(exposer.plan(skill.name(), *agent, *how, Some(skill.snapshot()))?);
         }
         let entry = skill
-            .lock_entry(entry.source().unwrap_or_default().to_owned())
+            .locked_entry(|| entry.source().unwrap_or_default().to_owned())
             .agents(agents::record(&clients));
         changed.push((skill, entry));
     }
@@ -351,36 +353,84 @@ fn entries<'a>(
         .collect()
 }
 
+/// A git source to fetch: its URL, ref and commit.
+type FetchKey = (String, Option<String>, Option<String>);
+
 /// Reads each of `names` from the source its lock entry records (grouped by source, so a
-/// source is searched once), in the order of `names`.
+/// source is searched or fetched once), in the order of `names`. A git source is fetched at the
+/// lock's commit when `pinned` and the entry records one, else at its ref's newest commit.
 fn read_sources(
     target: &Target,
     lock: &Lock,
     names: &[String],
     check: CheckPolicy,
+    pinned: bool,
 ) -> Result<Vec<PlannedSkill>, PackageError> {
-    let mut by_source: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+    let mut local: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+    // By fetch URL, ref and commit: each skill with its folder in the repository.
+    let mut remote: BTreeMap<FetchKey, (GitSource, Vec<(String, String)>)> = BTreeMap::new();
     for (name, entry) in names.iter().zip(entries(target, lock, names)?) {
         let source = entry.source().unwrap_or_default();
         let source_type = entry.source_type().unwrap_or_default();
-        if source_type != "local" || source.is_empty() {
-            return Err(PackageError::UnsupportedLockedSource {
-                name: name.clone(),
-                locked_source: source.to_owned(),
-                source_type: source_type.to_owned(),
-            });
+        let unsupported = || PackageError::UnsupportedLockedSource {
+            name: name.clone(),
+            locked_source: source.to_owned(),
+            source_type: source_type.to_owned(),
+        };
+        if source.is_empty() {
+            return Err(unsupported());
         }
-        let folder = resolve_local_source(source, target.lock_folder());
-        by_source.entry(folder).or_default().push(name.clone());
+        if source_type == "local" {
+            let folder = resolve_local_source(source, target.lock_folder());
+            local.entry(folder).or_default().push(name.clone());
+            continue;
+        }
+        let git = GitSource::from_lock(source_type, source, entry.source_url(), entry.git_ref())
+            .ok_or_else(unsupported)??;
+        let commit = entry
+            .commit()
+            .filter(|commit| pinned && git::is_commit_id(commit))
+            .map(str::to_owned);
+        let folder = entry
+            .skill_path()
+            .and_then(|path| path.rsplit_once('/'))
+            .map_or("", |(folder, _)| folder)
+            .to_owned();
+        let key = (
+            git.fetch_url().to_owned(),
+            git.reference().map(str::to_owned),
+            commit,
+        );
+        remote
+            .entry(key)
+            .or_insert_with(|| (git, Vec::new()))
+            .1
+            .push((name.clone(), folder));
     }
     let mut found: BTreeMap<String, PlannedSkill> = BTreeMap::new();
-    for (folder, group) in by_source {
+    for (folder, group) in local {
         let plan = Add::new(Source::local(&folder))
             .skills(group)
             .check(check)
             .plan(target)?;
         for skill in plan.into_skills() {
             found.insert(skill.name().to_owned(), skill);
+        }
+    }
+    for ((_, _, commit), (source, group)) in remote {
+        let revision = match &commit {
+            Some(commit) => Revision::Commit(commit),
+            None => Revision::Named,
+        };
+        let fetched = git::fetch(&source, revision)?;
+        for (name, folder) in group {
+            let plan = Add::new(Source::Git(source.clone()))
+                .skills([name])
+                .check(check)
+                .plan_fetched(&source, &fetched, &folder, target)?;
+            for skill in plan.into_skills() {
+                found.insert(skill.name().to_owned(), skill);
+            }
         }
     }
     Ok(names.iter().filter_map(|name| found.remove(name)).collect())

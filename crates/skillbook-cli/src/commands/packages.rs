@@ -193,6 +193,7 @@ pub(super) fn refuse(format: Format, error: &PackageError) -> anyhow::Result<Out
         PackageError::UnknownAgent { .. } => ("unknown_agent", Outcome::UsageError),
         PackageError::AgentPlaceTaken { .. } => ("agent_folder_taken", Outcome::Failure),
         PackageError::SourceChanged { .. } => ("source_changed", Outcome::Failure),
+        PackageError::Git { .. } => ("fetch_failed", Outcome::Failure),
         PackageError::UnsupportedLockedSource { .. } => ("unsupported_source", Outcome::Failure),
         PackageError::NoSkills { .. } | PackageError::SkillNotInSource { .. } => {
             ("no_skill_found", Outcome::Failure)
@@ -220,7 +221,7 @@ fn show_plan(plan: &Plan) -> io::Result<()> {
     output::diagnostics(plan.diagnostics());
     let mut out = io::stderr().lock();
     for skill in plan.skills() {
-        let from = skill.directory().display().to_string();
+        let from = skill.origin().to_owned();
         writeln!(
             out,
             "{} (from {})",
@@ -263,7 +264,7 @@ fn planned_json(target: &Target, skill: &PlannedSkill) -> serde_json::Value {
     json!({
         "name": skill.name(),
         "path": target.skills_folder().join(skill.name()).display().to_string(),
-        "source_path": skill.directory().display().to_string(),
+        "source_path": skill.origin(),
         "files": skill.files().collect::<Vec<_>>(),
         "scripts": skill.scripts().collect::<Vec<_>>(),
         "allowed_tools": skill.allowed_tools(),

@@ -1,0 +1,402 @@
+//! Git sources through the binary, against real repositories made with git and reached over
+//! `file://` (git's upload-pack) and `git://` (a `git daemon` on loopback): every skill installed
+//! and locked at the fetched commit, a tag named with `#`, links and submodules left out and
+//! listed, `install` restoring the locked commit after the repository moved on, `update` moving
+//! to the new commit and listing what changed, and bad refs, missing repositories and hostile
+//! trees refused with nothing installed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly at the first broken step"
+)]
+
+#[path = "support/source_tree.rs"]
+mod source_tree;
+
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A repository made with git (only the tests run git; the product never does).
+struct Repository {
+    folder: tempfile::TempDir,
+}
+
+impl Repository {
+    /// A repository with `pdf` (a script, a link) and `review` under `skills/`, committed.
+    fn new() -> Repository {
+        let repository = Repository {
+            folder: tempfile::tempdir().unwrap(),
+        };
+        repository.git(&["init", "-q", "-b", "main"]);
+        let path = repository.path();
+        source_tree::skill(path, "skills/pdf", "pdf", "");
+        source_tree::write(path, "skills/pdf/scripts/run.sh", "echo hi\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let script = path.join("skills/pdf/scripts/run.sh");
+            fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+            std::os::unix::fs::symlink("/etc/passwd", path.join("skills/pdf/passwd")).unwrap();
+        }
+        source_tree::skill(path, "skills/review", "review", "");
+        repository.commit("first");
+        repository
+    }
+
+    fn path(&self) -> &Path {
+        self.folder.path()
+    }
+
+    fn url(&self) -> String {
+        format!("file://{}", self.path().display())
+    }
+
+    fn git(&self, arguments: &[&str]) -> String {
+        let output = std::process::Command::new("git")
+            .current_dir(self.path())
+            .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+            .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
+            .args(arguments)
+            .output()
+            .expect("git runs");
+        assert!(output.status.success(), "git {arguments:?}: {output:?}");
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    }
+
+    /// Commits everything; returns the commit.
+    fn commit(&self, message: &str) -> String {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+        self.git(&["rev-parse", "HEAD"])
+    }
+}
+
+/// A workspace to install into.
+struct Workspace {
+    folder: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Workspace {
+    fn new() -> Workspace {
+        Workspace {
+            folder: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn skills(&self) -> PathBuf {
+        self.folder.path().join(".agents/skills")
+    }
+
+    fn lock(&self) -> Value {
+        let text = fs::read_to_string(self.folder.path().join("skills-lock.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn run(&self, arguments: &[&str]) -> Output {
+        Command::cargo_bin("skillbook")
+            .unwrap()
+            .current_dir(self.folder.path())
+            .env("HOME", self.home.path())
+            .args(arguments)
+            .output()
+            .unwrap()
+    }
+
+    fn json(&self, arguments: &[&str], code: i32) -> Value {
+        let mut arguments = arguments.to_vec();
+        arguments.extend(["--format", "json"]);
+        let output = self.run(&arguments);
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{arguments:?}: {output:?}"
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+}
+
+#[test]
+fn a_repository_installs_every_skill_locked_at_its_commit() {
+    let repository = Repository::new();
+    let head = repository.git(&["rev-parse", "HEAD"]);
+    let workspace = Workspace::new();
+    let url = repository.url();
+
+    let output = workspace.run(&["add", &url, "--yes"]);
+    assert!(output.status.success(), "{output:?}");
+    // The plan is shown on stderr, what was installed on stdout.
+    let shown = String::from_utf8_lossy(&output.stderr);
+    assert!(shown.contains(&format!("pdf (from {url} skills/pdf at {}", &head[..12])));
+    assert!(shown.contains("left out (link): passwd"), "{shown}");
+
+    let lock = workspace.lock();
+    let pdf = &lock["skills"]["pdf"];
+    assert_eq!(pdf["source"], url.as_str());
+    assert_eq!(pdf["sourceUrl"], url.as_str());
+    assert_eq!(pdf["sourceType"], "git");
+    assert_eq!(pdf["skillPath"], "skills/pdf/SKILL.md");
+    assert_eq!(pdf["skillbook"]["commit"], head.as_str());
+    assert!(pdf.get("ref").is_none(), "no ref was named: {pdf}");
+    assert_eq!(
+        lock["skills"]["review"]["skillbook"]["commit"],
+        head.as_str()
+    );
+
+    let installed = workspace.skills().join("pdf");
+    assert!(installed.join("SKILL.md").is_file());
+    assert!(!installed.join("passwd").exists());
+    assert!(!installed.join(".git").exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(installed.join("scripts/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o111, 0o111, "the script stays executable");
+    }
+    assert_eq!(workspace.json(&["verify"], 0)["clean"], true);
+}
+
+#[test]
+fn a_named_tag_is_fetched_and_recorded_as_the_ref() {
+    let repository = Repository::new();
+    repository.git(&["tag", "v1"]);
+    let tagged = repository.git(&["rev-parse", "HEAD"]);
+    source_tree::write(
+        repository.path(),
+        "skills/review/SKILL.md",
+        "---\nname: review\ndescription: Newer.\n---\n",
+    );
+    repository.commit("second");
+    let workspace = Workspace::new();
+
+    let source = format!("{}#v1", repository.url());
+    workspace.json(&["add", &source, "--skill", "review", "--yes"], 0);
+    let review = &workspace.lock()["skills"]["review"];
+    assert_eq!(review["ref"], "v1");
+    assert_eq!(review["skillbook"]["commit"], tagged.as_str());
+    let text = fs::read_to_string(workspace.skills().join("review/SKILL.md")).unwrap();
+    assert!(text.contains("The review skill."), "{text}");
+    assert!(
+        !workspace.skills().join("pdf").exists(),
+        "only the skill asked for"
+    );
+}
+
+#[test]
+fn install_restores_the_locked_commit_and_update_moves_to_the_newest() {
+    let repository = Repository::new();
+    let first = repository.git(&["rev-parse", "HEAD"]);
+    let workspace = Workspace::new();
+    workspace.json(&["add", &repository.url(), "--yes"], 0);
+    source_tree::write(
+        repository.path(),
+        "skills/review/SKILL.md",
+        "---\nname: review\ndescription: Newer.\n---\n",
+    );
+    source_tree::write(repository.path(), "skills/review/notes.md", "notes\n");
+    let second = repository.commit("second");
+
+    // A fresh clone of the workspace: the skills are gone, the lock pins the first commit.
+    fs::remove_dir_all(workspace.skills()).unwrap();
+    let installed = workspace.json(&["install"], 0);
+    assert_eq!(
+        installed["restored"].as_array().unwrap().len(),
+        2,
+        "{installed}"
+    );
+    let text = fs::read_to_string(workspace.skills().join("review/SKILL.md")).unwrap();
+    assert!(
+        text.contains("The review skill."),
+        "the locked commit, not the newest: {text}"
+    );
+    assert_eq!(
+        workspace.lock()["skills"]["review"]["skillbook"]["commit"],
+        first.as_str()
+    );
+
+    let updated = workspace.json(&["update"], 0);
+    let review = updated["updated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|skill| skill["name"] == "review")
+        .expect("review changed")
+        .clone();
+    assert_eq!(review["added"], serde_json::json!(["notes.md"]));
+    assert_eq!(review["changed"], serde_json::json!(["SKILL.md"]));
+    assert_eq!(updated["unchanged"], serde_json::json!(["pdf"]));
+    assert_eq!(
+        workspace.lock()["skills"]["review"]["skillbook"]["commit"],
+        second.as_str()
+    );
+    assert_eq!(
+        workspace.lock()["skills"]["pdf"]["skillbook"]["commit"],
+        first.as_str()
+    );
+    let text = fs::read_to_string(workspace.skills().join("review/SKILL.md")).unwrap();
+    assert!(text.contains("Newer."), "{text}");
+    assert_eq!(workspace.json(&["verify"], 0)["clean"], true);
+}
+
+#[test]
+fn a_submodule_inside_a_skill_is_left_out_and_listed() {
+    let repository = Repository::new();
+    let head = repository.git(&["rev-parse", "HEAD"]);
+    let cacheinfo = format!("160000,{head},skills/pdf/vendored");
+    repository.git(&["update-index", "--add", "--cacheinfo", &cacheinfo]);
+    repository.git(&["commit", "-q", "-m", "a submodule"]);
+    let workspace = Workspace::new();
+
+    let output = workspace.run(&["add", &repository.url(), "--skill", "pdf", "--yes"]);
+    assert!(output.status.success(), "{output:?}");
+    let shown = String::from_utf8_lossy(&output.stderr);
+    assert!(shown.contains("left out (git): vendored"), "{shown}");
+    assert!(!workspace.skills().join("pdf/vendored").exists());
+}
+
+#[test]
+fn a_hostile_tree_entry_is_refused_and_nothing_is_installed() {
+    let repository = Repository::new();
+    // A tree holding an entry named `..`, which git's own commands never write.
+    let blob = repository.git(&["hash-object", "-w", "skills/review/SKILL.md"]);
+    let inner = pipe(
+        repository.path(),
+        &["mktree"],
+        &format!("100644 blob {blob}\tSKILL.md\n100644 blob {blob}\t..\n"),
+    );
+    let top = pipe(
+        repository.path(),
+        &["mktree"],
+        &format!("040000 tree {inner}\tescape\n"),
+    );
+    let commit = repository.git(&["commit-tree", &top, "-m", "hostile"]);
+    repository.git(&["update-ref", "refs/heads/main", &commit]);
+    let workspace = Workspace::new();
+
+    let refused = workspace.json(&["add", &repository.url(), "--yes"], 1);
+    assert_eq!(refused["error"], "fetch_failed", "{refused}");
+    assert!(
+        refused["message"].as_str().unwrap().contains("escape/.."),
+        "{refused}"
+    );
+    assert!(!workspace.skills().exists());
+    assert!(!workspace.folder.path().join("skills-lock.json").exists());
+}
+
+#[test]
+fn a_missing_ref_or_repository_is_an_error_naming_it() {
+    let repository = Repository::new();
+    let workspace = Workspace::new();
+    let missing_ref = format!("{}#no-such-branch", repository.url());
+    let refused = workspace.json(&["add", &missing_ref, "--yes"], 1);
+    assert_eq!(refused["error"], "fetch_failed");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("no-such-branch"),
+        "{refused}"
+    );
+
+    let gone = format!("{}/nothing-here", repository.url());
+    let refused = workspace.json(&["add", &gone, "--yes"], 1);
+    assert_eq!(refused["error"], "fetch_failed");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing-here"),
+        "{refused}"
+    );
+    assert!(!workspace.skills().exists());
+}
+
+#[test]
+fn a_repository_served_by_git_daemon_on_loopback_installs() {
+    let repository = Repository::new();
+    let head = repository.git(&["rev-parse", "HEAD"]);
+    let daemon = Daemon::start(repository.path().parent().unwrap()).expect("git daemon starts");
+    let name = repository.path().file_name().unwrap().to_string_lossy();
+    let url = format!("git://127.0.0.1:{}/{name}", daemon.port);
+    let workspace = Workspace::new();
+    workspace.json(&["add", &url, "--skill", "review", "--yes"], 0);
+    let review = &workspace.lock()["skills"]["review"];
+    assert_eq!(review["sourceUrl"], url.as_str());
+    assert_eq!(review["skillbook"]["commit"], head.as_str());
+    assert!(workspace.skills().join("review/SKILL.md").is_file());
+}
+
+/// Runs git with `input` on its standard input; returns what it printed.
+fn pipe(folder: &Path, arguments: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("git")
+        .current_dir(folder)
+        .args(arguments)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "git {arguments:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+/// `git daemon` serving a folder of repositories on a loopback port, stopped when dropped.
+struct Daemon {
+    child: Child,
+    port: u16,
+}
+
+impl Daemon {
+    fn start(base: &Path) -> Option<Daemon> {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
+        let child = std::process::Command::new("git")
+            .arg("daemon")
+            .arg("--export-all")
+            .arg("--reuseaddr")
+            .arg("--listen=127.0.0.1")
+            .arg(format!("--port={port}"))
+            .arg(format!("--base-path={}", base.display()))
+            .arg(base)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let daemon = Daemon { child, port };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if started.elapsed() > Duration::from_secs(10) {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(daemon)
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,301 @@
+//! Fetching a git source: a shallow fetch of one ref (or one commit) through gitoxide into a
+//! temporary bare repository, and its tree written out as plain files for discovery to read.
+//!
+//! Nothing from the repository is run and git's own checkout is not used: the tree is written
+//! by this module, entry by entry, so that each name is checked (no `..`, no separators, no
+//! overwriting) and nothing lands outside the temporary folder. Links are written as links
+//! (which the snapshot then leaves out and reports), submodules are recorded as left out.
+
+use std::fs;
+use std::io::Write;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use gix::bstr::ByteSlice;
+use gix::object::tree::EntryKind;
+
+use crate::error::PackageError;
+use crate::snapshot::LeftOutReason;
+use crate::source::GitSource;
+
+/// The most bytes written out of one repository's tree (or of the folder asked for).
+const MAX_TREE_BYTES: u64 = 512 * 1024 * 1024;
+
+/// The most entries written out of one repository's tree.
+const MAX_TREE_ENTRIES: usize = 200_000;
+
+/// The deepest folder written out.
+const MAX_TREE_DEPTH: usize = 64;
+
+/// What to fetch.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Revision<'a> {
+    /// The source's ref, or the remote's `HEAD`.
+    Named,
+    /// Exactly this commit (a full hexadecimal id), as a lock records it.
+    Commit(&'a str),
+}
+
+/// A repository fetched and its tree written out.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    /// Holds the repository and the tree; removed when dropped.
+    _folder: tempfile::TempDir,
+    /// The repository's tree as files.
+    tree: PathBuf,
+    /// The commit fetched, in full hexadecimal.
+    commit: String,
+    /// Entries not written (submodules, and links where links cannot be made), by their path in
+    /// the repository.
+    left_out: Vec<(String, LeftOutReason)>,
+}
+
+impl Fetched {
+    /// The repository's tree as files (the whole repository, whatever folder was asked for).
+    pub(crate) fn tree(&self) -> &Path {
+        &self.tree
+    }
+
+    /// The commit fetched.
+    pub(crate) fn commit(&self) -> &str {
+        &self.commit
+    }
+
+    /// The entries below `folder` (a path in the repository, `""` for all) that were not
+    /// written, each by its path below that folder.
+    pub(crate) fn left_out_below(&self, folder: &str) -> Vec<(String, LeftOutReason)> {
+        self.left_out
+            .iter()
+            .filter_map(|(path, reason)| {
+                let below = if folder.is_empty() {
+                    Some(path.as_str())
+                } else {
+                    path.strip_prefix(folder)?.strip_prefix('/')
+                };
+                below.map(|below| (below.to_owned(), *reason))
+            })
+            .collect()
+    }
+}
+
+/// Fetches `source` at `revision` (only the one commit, not its history) and writes out its
+/// tree — only the source's folder when it names one.
+pub(crate) fn fetch(source: &GitSource, revision: Revision<'_>) -> Result<Fetched, PackageError> {
+    crate::install_tls_provider();
+    let folder = tempfile::Builder::new()
+        .prefix("skillbook-git-")
+        .tempdir()
+        .map_err(|error| PackageError::io(&std::env::temp_dir(), error))?;
+    let failed = |message: String| PackageError::Git {
+        url: source.shown(),
+        message,
+    };
+    let repository = folder.path().join("repository");
+    let mut prepare = gix::prepare_clone_bare(source.fetch_url(), &repository)
+        .map_err(|error| failed(error.to_string()))?
+        .with_shallow(gix::remote::fetch::Shallow::DepthAtRemote(NonZeroU32::MIN));
+    prepare = match revision {
+        Revision::Commit(commit) => prepare.with_revision(Some(commit)),
+        Revision::Named => match source.reference() {
+            Some(reference) if is_commit_id(reference) => prepare.with_revision(Some(reference)),
+            Some(reference) => prepare.with_ref_name(Some(reference)),
+            None => Ok(prepare),
+        },
+    }
+    .map_err(|error| failed(error.to_string()))?;
+    let interrupt = AtomicBool::new(false);
+    let (repository, _) = prepare
+        .fetch_only(gix::progress::Discard, &interrupt)
+        .map_err(|error| failed(fetch_message(&error.to_string(), source.reference())))?;
+    let commit = repository
+        .head_commit()
+        .map_err(|error| failed(error.to_string()))?;
+    let id = commit.id.to_string();
+    if let Revision::Commit(expected) = revision
+        && !id.eq_ignore_ascii_case(expected)
+    {
+        return Err(failed(format!("asked for commit {expected}, got {id}")));
+    }
+    let mut tree = commit.tree().map_err(|error| failed(error.to_string()))?;
+    let out = folder.path().join("tree");
+    let mut writer = Writer {
+        source,
+        written_bytes: 0,
+        entries: 0,
+        left_out: Vec::new(),
+    };
+    let mut start = out.clone();
+    let mut prefix = String::new();
+    if let Some(subpath) = source.folder() {
+        let entry = tree
+            .peel_to_entry_by_path(subpath)
+            .map_err(|error| failed(error.to_string()))?;
+        let Some(entry) = entry.filter(|entry| entry.mode().is_tree()) else {
+            return Err(failed(format!(
+                "{subpath} is not a folder of the repository at commit {id}"
+            )));
+        };
+        tree = entry
+            .object()
+            .and_then(|object| object.peel_to_tree())
+            .map_err(|error| failed(error.to_string()))?;
+        start = subpath
+            .split('/')
+            .fold(out.clone(), |path, part| path.join(part));
+        prefix = subpath.to_owned();
+    }
+    create_dir(&start)?;
+    writer.write_tree(&tree, &start, &prefix, 0)?;
+    Ok(Fetched {
+        _folder: folder,
+        tree: out,
+        commit: id,
+        left_out: writer.left_out,
+    })
+}
+
+/// A full hexadecimal commit id (SHA-1 or SHA-256).
+pub(crate) fn is_commit_id(text: &str) -> bool {
+    (text.len() == 40 || text.len() == 64) && text.bytes().all(|byte| byte.is_ascii_hexdigit())
+}
+
+/// gix's message, with a hint when a named ref was not found.
+fn fetch_message(message: &str, reference: Option<&str>) -> String {
+    match reference {
+        Some(reference) if message.contains("not found") || message.contains("matched") => {
+            format!("{message} (is `{reference}` a branch, tag or commit of it?)")
+        }
+        _ => message.to_owned(),
+    }
+}
+
+/// Writes a tree out, checking every name and the bounds.
+struct Writer<'s> {
+    source: &'s GitSource,
+    written_bytes: u64,
+    entries: usize,
+    left_out: Vec<(String, LeftOutReason)>,
+}
+
+impl Writer<'_> {
+    fn write_tree(
+        &mut self,
+        tree: &gix::Tree<'_>,
+        folder: &Path,
+        prefix: &str,
+        depth: usize,
+    ) -> Result<(), PackageError> {
+        if depth > MAX_TREE_DEPTH {
+            return Err(self.refused(prefix, "is nested too deeply"));
+        }
+        for entry in tree.iter() {
+            let entry = entry.map_err(|error| self.refused(prefix, &error.to_string()))?;
+            let name = entry.filename();
+            let repository_path = join(prefix, &name.to_str_lossy());
+            let Some(name) = safe_name(name) else {
+                return Err(
+                    self.refused(&repository_path, "has a name that is not a plain file name")
+                );
+            };
+            self.entries += 1;
+            if self.entries > MAX_TREE_ENTRIES {
+                return Err(self.refused(prefix, "holds too many files"));
+            }
+            let path = folder.join(name);
+            match entry.kind() {
+                EntryKind::Tree => {
+                    let subtree = entry
+                        .object()
+                        .and_then(|object| object.peel_to_tree())
+                        .map_err(|error| self.refused(&repository_path, &error.to_string()))?;
+                    create_dir(&path)?;
+                    self.write_tree(&subtree, &path, &repository_path, depth + 1)?;
+                }
+                EntryKind::Blob | EntryKind::BlobExecutable => {
+                    let executable = entry.kind() == EntryKind::BlobExecutable;
+                    let blob = entry
+                        .object()
+                        .map_err(|error| self.refused(&repository_path, &error.to_string()))?;
+                    self.written_bytes += blob.data.len() as u64;
+                    if self.written_bytes > MAX_TREE_BYTES {
+                        return Err(self.refused(prefix, "is larger than 512 MiB"));
+                    }
+                    write_file(&path, &blob.data, executable)?;
+                }
+                EntryKind::Link => {
+                    let target = entry
+                        .object()
+                        .map_err(|error| self.refused(&repository_path, &error.to_string()))?;
+                    if !write_link(&path, &target.data) {
+                        self.left_out.push((repository_path, LeftOutReason::Link));
+                    }
+                }
+                EntryKind::Commit => self.left_out.push((repository_path, LeftOutReason::Git)),
+            }
+        }
+        Ok(())
+    }
+
+    fn refused(&self, path: &str, why: &str) -> PackageError {
+        PackageError::Git {
+            url: self.source.shown(),
+            message: format!("`{path}` {why}; nothing was installed"),
+        }
+    }
+}
+
+/// A tree entry's name when it is one plain path component.
+fn safe_name(name: &gix::bstr::BStr) -> Option<&str> {
+    let name = name.to_str().ok()?;
+    let plain = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0'])
+        && !(cfg!(windows) && name.contains(':'));
+    plain.then_some(name)
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}/{name}")
+    }
+}
+
+fn create_dir(path: &Path) -> Result<(), PackageError> {
+    fs::create_dir_all(path).map_err(|error| PackageError::io(path, error))
+}
+
+/// Writes a new file; an existing one (two names that one file system folds together) is an
+/// error, never overwritten.
+fn write_file(path: &Path, content: &[u8], executable: bool) -> Result<(), PackageError> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(if executable { 0o755 } else { 0o644 });
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    let mut file = options
+        .open(path)
+        .map_err(|error| PackageError::io(path, error))?;
+    file.write_all(content)
+        .map_err(|error| PackageError::io(path, error))
+}
+
+/// Writes a link as a link, so that the snapshot leaves it out and reports it; `false` where
+/// links cannot be made.
+#[cfg(unix)]
+fn write_link(path: &Path, target: &[u8]) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), path).is_ok()
+}
+
+#[cfg(not(unix))]
+fn write_link(_path: &Path, _target: &[u8]) -> bool {
+    false
+}
