@@ -1,9 +1,10 @@
 //! Git sources through the binary, against real repositories made with git and reached over
-//! `file://` (git's upload-pack) and `git://` (a `git daemon` on loopback): every skill installed
-//! and locked at the fetched commit, a tag named with `#`, links and submodules left out and
-//! listed, `install` restoring the locked commit after the repository moved on, `update` moving
-//! to the new commit and listing what changed, and bad refs, missing repositories and hostile
-//! trees refused with nothing installed.
+//! `file://` (git's upload-pack), `git://` (a `git daemon` on loopback) and smart HTTP (`git
+//! http-backend` behind a loopback server, through the same client HTTPS uses): every skill
+//! installed and locked at the fetched commit, a tag named with `#`, links and submodules left
+//! out and listed, `install` restoring the locked commit after the repository moved on, `update`
+//! moving to the new commit and listing what changed, and bad refs, missing repositories and
+//! hostile trees refused with nothing installed.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -399,4 +400,157 @@ impl Drop for Daemon {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+#[test]
+fn a_repository_served_over_smart_http_on_loopback_installs() {
+    let repository = Repository::new();
+    let head = repository.git(&["rev-parse", "HEAD"]);
+    let server = SmartHttp::start(repository.path().parent().unwrap());
+    let name = repository.path().file_name().unwrap().to_string_lossy();
+    let url = format!("http://127.0.0.1:{}/{name}", server.port);
+    let workspace = Workspace::new();
+    workspace.json(&["add", &url, "--skill", "pdf", "--yes"], 0);
+    let pdf = &workspace.lock()["skills"]["pdf"];
+    assert_eq!(pdf["source"], url.as_str());
+    assert_eq!(pdf["skillbook"]["commit"], head.as_str());
+    assert!(workspace.skills().join("pdf/scripts/run.sh").is_file());
+    assert!(server.requests() >= 2, "the fetch went through the server");
+}
+
+/// git's smart HTTP protocol on a loopback port: each request is handed to
+/// `git http-backend` as a CGI program (one connection per request).
+struct SmartHttp {
+    port: u16,
+    requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl SmartHttp {
+    fn start(base: &Path) -> SmartHttp {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (base, counted) = (base.to_path_buf(), requests.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let base = base.clone();
+                std::thread::spawn(move || serve_cgi(stream, &base));
+            }
+        });
+        SmartHttp { port, requests }
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Answers one HTTP/1.1 request through `git http-backend`.
+fn serve_cgi(stream: std::net::TcpStream, base: &Path) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let mut parts = line.split_whitespace();
+    let (method, target) = (
+        parts.next().unwrap().to_owned(),
+        parts.next().unwrap().to_owned(),
+    );
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header).unwrap();
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+    }
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.clone())
+    };
+    let mut body = Vec::new();
+    if let Some(length) = header("content-length") {
+        body.resize(length.parse().unwrap(), 0);
+        reader.read_exact(&mut body).unwrap();
+    } else if header("transfer-encoding").is_some_and(|value| value.contains("chunked")) {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).unwrap();
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
+    }
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    let mut command = std::process::Command::new("git");
+    command
+        .arg("http-backend")
+        .env("GIT_PROJECT_ROOT", base)
+        .env("GIT_HTTP_EXPORT_ALL", "1")
+        .env("REQUEST_METHOD", &method)
+        .env("PATH_INFO", path)
+        .env("QUERY_STRING", query)
+        .env("CONTENT_LENGTH", body.len().to_string())
+        .env("REMOTE_ADDR", "127.0.0.1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(kind) = header("content-type") {
+        command.env("CONTENT_TYPE", kind);
+    }
+    if let Some(protocol) = header("git-protocol") {
+        command.env("GIT_PROTOCOL", protocol);
+    }
+    if let Some(encoding) = header("content-encoding") {
+        command.env("HTTP_CONTENT_ENCODING", encoding);
+    }
+    let mut child = command.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(&body).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let split = output
+        .stdout
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .map(|at| (at, 4))
+        .or_else(|| {
+            output
+                .stdout
+                .windows(2)
+                .position(|window| window == b"\n\n")
+                .map(|at| (at, 2))
+        })
+        .unwrap();
+    let cgi_headers = String::from_utf8_lossy(&output.stdout[..split.0]).into_owned();
+    let content = &output.stdout[split.0 + split.1..];
+    let mut status = "200 OK".to_owned();
+    let mut response = Vec::new();
+    for header in cgi_headers.lines() {
+        match header.split_once(':') {
+            Some((name, value)) if name.eq_ignore_ascii_case("status") => {
+                status = value.trim().to_owned();
+            }
+            Some(_) => response.extend_from_slice(format!("{header}\r\n").as_bytes()),
+            None => {}
+        }
+    }
+    let mut stream = stream;
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        content.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(&response).unwrap();
+    stream.write_all(b"\r\n").unwrap();
+    stream.write_all(content).unwrap();
 }
