@@ -554,3 +554,34 @@ fn serve_cgi(stream: std::net::TcpStream, base: &Path) {
     stream.write_all(b"\r\n").unwrap();
     stream.write_all(content).unwrap();
 }
+
+#[test]
+fn github_shorthand_follows_gits_insteadof_to_a_loopback_server() {
+    let repository = Repository::new();
+    let head = repository.git(&["rev-parse", "HEAD"]);
+    let served = tempfile::tempdir().unwrap();
+    let bare = served.path().join("team/skills.git");
+    fs::create_dir_all(bare.parent().unwrap()).unwrap();
+    repository.git(&["clone", "-q", "--bare", ".", bare.to_str().unwrap()]);
+    let server = SmartHttp::start(served.path());
+    let workspace = Workspace::new();
+    // git's own rewrite setting, in the user's git configuration, sends github.com here.
+    let rewrite = format!(
+        "[url \"http://127.0.0.1:{}/\"]\n\tinsteadOf = https://github.com/\n",
+        server.port
+    );
+    fs::write(workspace.home.path().join(".gitconfig"), rewrite).unwrap();
+
+    workspace.json(&["add", "team/skills/skills/review", "--yes"], 0);
+    let review = &workspace.lock()["skills"]["review"];
+    assert_eq!(review["source"], "team/skills");
+    assert_eq!(review["sourceType"], "github");
+    assert!(review.get("sourceUrl").is_none(), "{review}");
+    assert_eq!(review["skillPath"], "skills/review/SKILL.md");
+    assert_eq!(review["skillbook"]["commit"], head.as_str());
+    assert!(!workspace.skills().join("pdf").exists(), "only the folder asked for");
+
+    fs::remove_dir_all(workspace.skills()).unwrap();
+    workspace.json(&["install"], 0);
+    assert!(workspace.skills().join("review/SKILL.md").is_file());
+}
