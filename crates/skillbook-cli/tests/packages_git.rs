@@ -267,13 +267,20 @@ fn a_submodule_inside_a_skill_is_left_out_and_listed() {
 
 #[test]
 fn a_hostile_tree_entry_is_refused_and_nothing_is_installed() {
+    for hostile in ["..", "\u{1b}[31mred"] {
+        refused_with_entry(hostile);
+    }
+}
+
+/// A repository whose tree holds a skill folder `escape` with an entry named `hostile`, which
+/// git's own commands never write, is refused, naming the entry.
+fn refused_with_entry(hostile: &str) {
     let repository = Repository::new();
-    // A tree holding an entry named `..`, which git's own commands never write.
     let blob = repository.git(&["hash-object", "-w", "skills/review/SKILL.md"]);
     let inner = pipe(
         repository.path(),
         &["mktree"],
-        &format!("100644 blob {blob}\tSKILL.md\n100644 blob {blob}\t..\n"),
+        &format!("100644 blob {blob}\tSKILL.md\n100644 blob {blob}\t{hostile}\n"),
     );
     let top = pipe(
         repository.path(),
@@ -286,9 +293,12 @@ fn a_hostile_tree_entry_is_refused_and_nothing_is_installed() {
 
     let refused = workspace.json(&["add", &repository.url(), "--yes"], 1);
     assert_eq!(refused["error"], "fetch_failed", "{refused}");
+    let message = refused["message"].as_str().unwrap();
+    let shown: String = hostile.escape_debug().collect();
+    assert!(message.contains(&format!("escape/{shown}")), "{message}");
     assert!(
-        refused["message"].as_str().unwrap().contains("escape/.."),
-        "{refused}"
+        !message.contains('\u{1b}'),
+        "no control character is echoed: {message:?}"
     );
     assert!(!workspace.skills().exists());
     assert!(!workspace.folder.path().join("skills-lock.json").exists());
@@ -579,7 +589,10 @@ fn github_shorthand_follows_gits_insteadof_to_a_loopback_server() {
     assert!(review.get("sourceUrl").is_none(), "{review}");
     assert_eq!(review["skillPath"], "skills/review/SKILL.md");
     assert_eq!(review["skillbook"]["commit"], head.as_str());
-    assert!(!workspace.skills().join("pdf").exists(), "only the folder asked for");
+    assert!(
+        !workspace.skills().join("pdf").exists(),
+        "only the folder asked for"
+    );
 
     fs::remove_dir_all(workspace.skills()).unwrap();
     workspace.json(&["install"], 0);

@@ -240,18 +240,21 @@ impl Writer<'_> {
     fn refused(&self, path: &str, why: &str) -> PackageError {
         PackageError::Git {
             url: self.source.shown(),
-            message: format!("`{path}` {why}; nothing was installed"),
+            // Escaped: a hostile name must not reach a terminal as control characters.
+            message: format!("`{}` {why}; nothing was installed", path.escape_debug()),
         }
     }
 }
 
-/// A tree entry's name when it is one plain path component.
+/// A tree entry's name when it is one plain path component: UTF-8, no separator, no control
+/// character (which could rewrite a terminal showing it), not `.` or `..`.
 fn safe_name(name: &gix::bstr::BStr) -> Option<&str> {
     let name = name.to_str().ok()?;
     let plain = !name.is_empty()
         && name != "."
         && name != ".."
-        && !name.contains(['/', '\\', '\0'])
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control)
         && !(cfg!(windows) && name.contains(':'));
     plain.then_some(name)
 }
