@@ -8,6 +8,7 @@ mod cli;
 mod commands;
 mod logging;
 mod output;
+mod progress;
 mod settings;
 
 fn main() -> ExitCode {

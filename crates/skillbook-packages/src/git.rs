@@ -107,7 +107,7 @@ pub(crate) fn fetch(source: &GitSource, revision: Revision<'_>) -> Result<Fetche
     let interrupt = AtomicBool::new(false);
     let (repository, _) = prepare
         .fetch_only(gix::progress::Discard, &interrupt)
-        .map_err(|error| failed(fetch_message(&error.to_string(), source.reference())))?;
+        .map_err(|error| failed(fetch_message(&chain(&error), source.reference())))?;
     let commit = repository
         .head_commit()
         .map_err(|error| failed(error.to_string()))?;
@@ -158,6 +158,22 @@ pub(crate) fn fetch(source: &GitSource, revision: Revision<'_>) -> Result<Fetche
 /// A full hexadecimal commit id (SHA-1 or SHA-256).
 pub(crate) fn is_commit_id(text: &str) -> bool {
     (text.len() == 40 || text.len() == 64) && text.bytes().all(|byte| byte.is_ascii_hexdigit())
+}
+
+/// An error with its causes, `: `-separated, each said once (the cause says why, as in a
+/// handshake that failed because the server did not answer).
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    message
 }
 
 /// gix's message, with a hint when a named ref was not found.

@@ -15,6 +15,7 @@ use skillbook_packages::{
 
 use crate::cli::{AddArgs, CommonArgs, Format, RemoveArgs};
 use crate::output::{self, Outcome, printable};
+use crate::progress;
 
 /// `skillbook add SOURCE`.
 pub(crate) fn add(common: &CommonArgs, args: &AddArgs) -> anyhow::Result<Outcome> {
@@ -42,13 +43,14 @@ pub(crate) fn add(common: &CommonArgs, args: &AddArgs) -> anyhow::Result<Outcome
     } else {
         ExposeMode::Link
     };
-    let plan = match Add::new(source)
+    let add = Add::new(source)
         .skills(args.skills.iter().cloned())
         .check(policy)
         .agents(agents)
-        .expose(expose)
-        .plan(&target)
-    {
+        .expose(expose);
+    let plan = match progress::while_working(format!("reading {}", printable(&args.source)), || {
+        add.plan(&target)
+    }) {
         Ok(plan) => plan,
         Err(error) => return refuse(format, &error),
     };

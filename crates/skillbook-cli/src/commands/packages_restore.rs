@@ -12,6 +12,7 @@ use skillbook_packages::{ExposeMode, Install, InstallMode, InstallReport, SkillU
 use super::packages::{drift_json, parse_agents, refuse, show_drift, target};
 use crate::cli::{CommonArgs, Format, InstallArgs, UpdateArgs};
 use crate::output::{self, Outcome, printable};
+use crate::progress;
 
 /// `skillbook install [--frozen]`.
 pub(crate) fn install(common: &CommonArgs, args: &InstallArgs) -> anyhow::Result<Outcome> {
@@ -35,7 +36,9 @@ pub(crate) fn install(common: &CommonArgs, args: &InstallArgs) -> anyhow::Result
         ExposeMode::Link
     };
     let install = Install::new().mode(mode).agents(agents).expose(expose);
-    let report = match install.run(&target) {
+    let report = match progress::while_working("reading the locked skills' sources", || {
+        install.run(&target)
+    }) {
         Ok(report) => report,
         Err(error) => return refuse(format, &error),
     };
@@ -66,7 +69,9 @@ pub(crate) fn update(common: &CommonArgs, args: &UpdateArgs) -> anyhow::Result<O
         Ok(target) => target,
         Err(outcome) => return outcome,
     };
-    let report = match skillbook_packages::update(&target, &args.names) {
+    let report = match progress::while_working("reading the skills' sources", || {
+        skillbook_packages::update(&target, &args.names)
+    }) {
         Ok(report) => report,
         Err(error) => return refuse(format, &error),
     };
