@@ -194,17 +194,23 @@ pub(crate) struct CommonArgs {
     /// Print no warnings on stderr (errors still are; JSON output keeps every diagnostic).
     #[arg(long, short = 'q', global = true)]
     pub(crate) quiet: bool,
+    /// Require the lock: a skill in the workspace's `.agents/skills` (or the home's, when its
+    /// lock exists) whose files differ from `skills-lock.json`, or that the lock does not name,
+    /// is reported (`lock_mismatch`, `not_locked`) and never listed, cataloged, read or served.
+    #[arg(long, global = true)]
+    pub(crate) locked: bool,
 }
 
 /// The options of [`CommonArgs`] that choose where skills are found (by argument id, and as
 /// written), which a command finding no skills refuses.
-const DISCOVERY_OPTIONS: [(&str, &str); 6] = [
+const DISCOVERY_OPTIONS: [(&str, &str); 7] = [
     ("workspace", "--workspace"),
     ("home", "--home"),
     ("no_home", "--no-home"),
     ("namespaces", "--namespace"),
     ("extra", "--extra"),
     ("symlinks", "--symlinks"),
+    ("locked", "--locked"),
 ];
 
 /// Refuses, as a usage error, the discovery options ([`DISCOVERY_OPTIONS`]) written on the

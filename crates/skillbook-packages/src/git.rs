@@ -271,7 +271,7 @@ fn safe_name(name: &gix::bstr::BStr) -> Option<&str> {
         && name != ".."
         && !name.contains(['/', '\\'])
         && !name.chars().any(char::is_control)
-        && !(cfg!(windows) && name.contains(':'));
+        && (!cfg!(windows) || !name.contains(':'));
     plain.then_some(name)
 }
 

@@ -46,6 +46,7 @@ mod git;
 mod install;
 mod lock;
 mod remove;
+mod require;
 mod restore;
 mod snapshot;
 mod source;
@@ -57,6 +58,7 @@ pub use error::{LockError, PackageError};
 pub use install::{Add, CheckPolicy, Installed, Plan, PlannedSkill, Target};
 pub use lock::{LOCK_FILE_NAME, LOCK_VERSION, Lock, LockEntry, NewEntry};
 pub use remove::remove;
+pub use require::RequireLock;
 pub use restore::{
     Install, InstallMode, InstallReport, SkillUpdate, UpdateReport, install, update,
 };

@@ -95,7 +95,7 @@ pub fn verify(target: &Target) -> Result<VerifyReport, PackageError> {
     Ok(report)
 }
 
-fn compare(target: &Target, name: &str, entry: LockEntry<'_>) -> Option<Drift> {
+pub(crate) fn compare(target: &Target, name: &str, entry: LockEntry<'_>) -> Option<Drift> {
     if !is_safe_name(name) {
         return Some(Drift::Unreadable {
             message: "the name is not a plain folder name".to_owned(),

@@ -83,6 +83,11 @@ pub enum DiagnosticCode {
     Shadowed,
     /// Two skills share a name and the strict duplicate policy is on.
     DuplicateName,
+    /// A skill under a locked root differs from what its lock pins (refused by an
+    /// [`crate::Admission`]).
+    LockMismatch,
+    /// A skill under a locked root is not in its lock (refused by an [`crate::Admission`]).
+    NotLocked,
     /// The skill file has no front matter: it does not open with a `---` line.
     MissingFrontMatter,
     /// Blank lines come before the opening `---`, which many clients do not accept.
@@ -161,6 +166,8 @@ impl DiagnosticCode {
             DiagnosticCode::DirectoryLimit => "directory_limit",
             DiagnosticCode::Shadowed => "shadowed",
             DiagnosticCode::DuplicateName => "duplicate_name",
+            DiagnosticCode::LockMismatch => "lock_mismatch",
+            DiagnosticCode::NotLocked => "not_locked",
             DiagnosticCode::MissingFrontMatter => "missing_front_matter",
             DiagnosticCode::LeadingBlankLines => "leading_blank_lines",
             DiagnosticCode::ByteOrderMark => "byte_order_mark",

@@ -10,6 +10,7 @@ use crate::format::name_key;
 use crate::paths;
 use crate::skill::{Skill, Source};
 
+pub(crate) mod admission;
 pub(crate) mod cache;
 mod complete;
 pub(crate) mod index;
@@ -23,6 +24,7 @@ use complete::{Kept, Sink};
 use index::{Entry, Index};
 pub(crate) use walk::{Inspected, Observer};
 
+pub use admission::Admission;
 pub use cache::DiscoveryCache;
 
 /// The namespaces searched by default: `.skillbook`, then the cross-client `.agents`, then
@@ -298,6 +300,7 @@ pub struct Discovery {
     symlinks: SymlinkPolicy,
     duplicates: DuplicatePolicy,
     limits: Limits,
+    admission: Option<admission::Admit>,
 }
 
 impl Discovery {
@@ -313,6 +316,7 @@ impl Discovery {
             symlinks: SymlinkPolicy::default(),
             duplicates: DuplicatePolicy::default(),
             limits: Limits::default(),
+            admission: None,
         }
     }
 
@@ -373,6 +377,14 @@ impl Discovery {
     #[must_use]
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Hands on only the skills `admission` admits; each one refused is reported by the
+    /// diagnostic it returns instead (see [`Admission`]). Default: every skill.
+    #[must_use]
+    pub fn admission(mut self, admission: Arc<dyn Admission>) -> Self {
+        self.admission = Some(admission::Admit(admission));
         self
     }
 
@@ -565,6 +577,7 @@ impl Discovery {
                 inspect,
                 sink,
             );
+            walker.admit_with(self.admission.as_ref().map(|admit| Arc::clone(&admit.0)));
             for root in self.roots() {
                 let source = if root.path.starts_with(&self.workspace) {
                     Source::Workspace

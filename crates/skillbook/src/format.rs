@@ -142,7 +142,9 @@ pub(crate) fn class(code: DiagnosticCode) -> Class {
         | Code::Unreadable
         | Code::DepthLimit
         | Code::DirectoryLimit
-        | Code::NoSkillFound => Class::Walk,
+        | Code::NoSkillFound
+        | Code::LockMismatch
+        | Code::NotLocked => Class::Walk,
         Code::BrokenReference | Code::ReferenceOutsideSkill | Code::ReferenceCaseMismatch => {
             Class::Lint
         }

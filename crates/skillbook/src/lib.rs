@@ -89,7 +89,7 @@ pub use catalog::{
 };
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{
-    DEFAULT_NAMESPACES, Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Finding, Home,
+    Admission, DEFAULT_NAMESPACES, Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Finding, Home,
     Limits, Root, RootKind, SymlinkPolicy, discover_default,
 };
 pub use error::{ErrorCode, error_json};

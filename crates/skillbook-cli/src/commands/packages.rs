@@ -4,7 +4,6 @@
 //! 2 for a source that is not supported yet or an `add` that needs `--yes`.
 
 use std::io::{self, BufRead, IsTerminal, Write};
-use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::json;
@@ -16,6 +15,7 @@ use skillbook_packages::{
 use crate::cli::{AddArgs, CommonArgs, Format, RemoveArgs};
 use crate::output::{self, Outcome, printable};
 use crate::progress;
+use crate::settings;
 
 /// `skillbook add SOURCE`.
 pub(crate) fn add(common: &CommonArgs, args: &AddArgs) -> anyhow::Result<Outcome> {
@@ -165,22 +165,16 @@ pub(super) fn target(common: &CommonArgs, global: bool) -> Result<Target, anyhow
             std::path::absolute(&common.workspace).unwrap_or_else(|_| common.workspace.clone()),
         ));
     }
-    let home = match (&common.home, common.no_home) {
-        (_, true) => None,
-        (Some(home), false) => Some(std::path::absolute(home).unwrap_or_else(|_| home.clone())),
-        (None, false) => std::env::var_os("HOME")
-            .or_else(|| std::env::var_os("USERPROFILE"))
-            .filter(|home| !home.is_empty())
-            .map(PathBuf::from),
-    };
-    home.map(Target::global).ok_or_else(|| {
-        output::fail(
-            common.format,
-            "no_home",
-            "--global needs a home directory: pass --home DIR (and not --no-home), or set HOME",
-            Outcome::UsageError,
-        )
-    })
+    settings::home_folder(common)
+        .map(Target::global)
+        .ok_or_else(|| {
+            output::fail(
+                common.format,
+                "no_home",
+                "--global needs a home directory: pass --home DIR (and not --no-home), or set HOME",
+                Outcome::UsageError,
+            )
+        })
 }
 
 /// Reports a library error with its stable code; checker errors are listed too.

@@ -10,10 +10,11 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::parse::{self, Job, Parsed};
 use super::walk::{Inspected, changed, unreadable, verify_failure};
-use super::{DuplicatePolicy, Finding, Limits, RootRecord, skill_file};
+use super::{Admission, DuplicatePolicy, Finding, Limits, RootRecord, skill_file};
 use crate::boundary::open::{self, FileId};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::skill::{Skill, SkillFile};
@@ -135,6 +136,8 @@ pub(super) struct Completion<'e> {
     found: usize,
     /// Settle nothing before [`Completion::finish`] (a test holds results back this way).
     held: bool,
+    /// Decides which skills are handed on.
+    admission: Option<Arc<dyn Admission>>,
     sink: Sink<'e>,
 }
 
@@ -145,8 +148,14 @@ impl<'e> Completion<'e> {
             early: BTreeMap::new(),
             found: 0,
             held: false,
+            admission: None,
             sink,
         }
+    }
+
+    /// Hands on only the skills `admission` admits.
+    pub(super) fn admit_with(&mut self, admission: Option<Arc<dyn Admission>>) {
+        self.admission = admission;
     }
 
     /// Settles nothing until the walk has finished.
@@ -263,7 +272,14 @@ impl<'e> Completion<'e> {
                 for diagnostic in diagnostics {
                     self.sink.diagnostic(diagnostic);
                 }
-                self.sink.skill(skill);
+                let refused = self
+                    .admission
+                    .as_ref()
+                    .and_then(|admission| admission.admit(&skill).err());
+                match refused {
+                    Some(refused) => self.sink.diagnostic(refused),
+                    None => self.sink.skill(skill),
+                }
             }
             Parsed::Failed(error) => self.sink.diagnostic(unreadable(&skill.location, &error)),
             Parsed::NeedsMore => {}

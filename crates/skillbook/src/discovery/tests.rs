@@ -481,6 +481,7 @@ fn directory_limit_is_reported() {
 
 // An unreadable directory is tested in the CLI tests, as an unprivileged user: permissions do
 // not stop root, which runs these tests in CI.
+mod admission;
 mod as_written;
 
 #[cfg(unix)]

@@ -180,6 +180,11 @@ impl<'o> Walker<'o> {
         }
     }
 
+    /// Hands on only the skills `admission` admits.
+    pub(super) fn admit_with(&mut self, admission: Option<Arc<dyn super::Admission>>) {
+        self.completion.admit_with(admission);
+    }
+
     /// Settles nothing until the walk has finished, so that a test can change the tree between
     /// the walk and the second read of a long skill file.
     #[cfg(test)]

@@ -4,7 +4,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::discovery::{DEFAULT_NAMESPACES, Discovery, Home, Limits, SymlinkPolicy};
+use crate::discovery::admission::Admit;
+use crate::discovery::{Admission, DEFAULT_NAMESPACES, Discovery, Home, Limits, SymlinkPolicy};
 use crate::read::Addressing;
 use crate::sources::ProvidedSkill;
 
@@ -43,6 +44,7 @@ pub struct Scope {
     symlinks: SymlinkPolicy,
     addressing: Addressing,
     limits: Limits,
+    admission: Option<Admit>,
 }
 
 impl Scope {
@@ -59,6 +61,7 @@ impl Scope {
             symlinks: SymlinkPolicy::Skip,
             addressing: Addressing::Paths,
             limits: Limits::default(),
+            admission: None,
         }
     }
 
@@ -161,6 +164,14 @@ impl Scope {
         self
     }
 
+    /// Hands on only the skills `admission` admits (see [`crate::Admission`]). Default: every
+    /// skill.
+    #[must_use]
+    pub fn with_admission(mut self, admission: Arc<dyn Admission>) -> Self {
+        self.admission = Some(Admit(admission));
+        self
+    }
+
     /// The workspace the run works in ([`Scope::workspace`] builds a scope).
     #[must_use]
     pub fn workspace_path(&self) -> &Path {
@@ -219,12 +230,16 @@ impl Scope {
     /// The discovery this scope runs (its roots, namespaces, home, symlink policy and limits).
     #[must_use]
     pub fn discovery(&self) -> Discovery {
-        Discovery::new(&self.workspace)
+        let discovery = Discovery::new(&self.workspace)
             .namespaces(self.namespaces.iter().cloned())
             .home(self.home.clone())
             .symlinks(self.symlinks)
             .limits(self.limits)
-            .extra_roots(&self.skill_directories)
+            .extra_roots(&self.skill_directories);
+        match &self.admission {
+            Some(admit) => discovery.admission(Arc::clone(&admit.0)),
+            None => discovery,
+        }
     }
 }
 
