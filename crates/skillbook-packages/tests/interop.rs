@@ -1,6 +1,7 @@
 //! Compatibility with the `skills` npm tool 1.7.4: its lock and its `computedHash`, and the
 //! order JavaScript's `localeCompare` gives paths. The fixtures were written by that tool and by
-//! Node 22 (`tests/fixtures`); the skill trees are rebuilt here byte for byte.
+//! Node 22 (`tests/fixtures`); the skill trees are rebuilt here byte for byte (as a git
+//! repository for the lock the tool wrote for a `file://` source).
 
 use std::fs;
 use std::path::Path;
@@ -133,6 +134,66 @@ fn a_lock_the_skills_tool_wrote_installs_checked_by_its_computed_hash() -> Resul
     assert!(message.starts_with("gamma: "), "{message}");
     assert!(message.contains("no longer matches the lock"), "{message}");
     assert!(!workspace.path().join(".agents/skills/gamma").exists());
+    Ok(())
+}
+
+/// Runs git (the tests make repositories with it; the library never runs it).
+fn git(folder: &Path, arguments: &[&str]) -> Result {
+    let status = std::process::Command::new("git")
+        .current_dir(folder)
+        .args([
+            "-c",
+            "user.name=fixture",
+            "-c",
+            "user.email=fixture@example.com",
+        ])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(arguments)
+        .status()?;
+    if !status.success() {
+        return Err(format!("git {arguments:?} failed").into());
+    }
+    Ok(())
+}
+
+#[test]
+fn a_lock_the_skills_tool_wrote_for_a_git_source_installs_and_verifies() -> Result {
+    let repository = tempfile::tempdir()?;
+    source_tree(repository.path())?;
+    git(repository.path(), &["init", "-q", "-b", "main"])?;
+    git(repository.path(), &["add", "-A"])?;
+    git(repository.path(), &["commit", "-q", "-m", "tree"])?;
+    let url = format!("file://{}", repository.path().display());
+    let text =
+        include_str!("fixtures/skills-1.7.4-git-lock.json").replace("file://REPOSITORY", &url);
+    // `beta` holds names differing only in case, which skillbook refuses to install.
+    let mut lock = Lock::parse(Path::new("skills-lock.json"), &text)?;
+    assert!(lock.remove("beta"));
+    let workspace = tempfile::tempdir()?;
+    let lock_path = workspace.path().join("skills-lock.json");
+    lock.write(&lock_path)?;
+    let lock_text = fs::read_to_string(&lock_path)?;
+    let target = Target::workspace(workspace.path());
+
+    // The tool records no commit: the repository's newest is fetched and checked by the
+    // tool's `computedHash`.
+    let report = install(&target, InstallMode::Restore)?;
+    let restored: Vec<&str> = report
+        .restored
+        .iter()
+        .map(|skill| skill.name.as_str())
+        .collect();
+    assert_eq!(restored, ["alpha", "gamma"]);
+    assert_eq!(
+        fs::read_to_string(workspace.path().join(".agents/skills/alpha/scripts/x.sh"))?,
+        "#!/bin/sh\necho x\n"
+    );
+    assert_eq!(
+        fs::read_to_string(&lock_path)?,
+        lock_text,
+        "the lock is not rewritten"
+    );
+    assert!(verify(&target)?.is_clean());
     Ok(())
 }
 
