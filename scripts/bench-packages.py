@@ -51,7 +51,7 @@ def repository(scratch, skills, seed):
                    stdout=subprocess.DEVNULL)
     repo = scratch / f"repo-{skills}"
     (repo / "skills").mkdir(parents=True)
-    for skill_file in generated.rglob("SKILL.md"):
+    for skill_file in list(generated.rglob("SKILL.md")):
         folder = skill_file.parent
         shutil.move(folder, repo / "skills" / folder.name)
     git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]

@@ -496,17 +496,14 @@ impl PlannedSkill {
     /// Marks the skill as fetched from `source`: where it is shown to come from, and what of
     /// it the fetch could not write out (submodules).
     fn mark_fetched(&mut self, source: &GitSource, fetched: &Fetched) {
-        let folder = self
-            .skill_path
-            .rsplit_once('/')
-            .map_or("", |(folder, _)| folder);
+        let folder = self.folder().to_owned();
         let short = fetched.commit().get(..12).unwrap_or(fetched.commit());
         self.origin = if folder.is_empty() {
             format!("{} at {short}", source.shown())
         } else {
             format!("{} {folder} at {short}", source.shown())
         };
-        for (path, reason) in fetched.left_out_below(folder) {
+        for (path, reason) in fetched.left_out_below(&folder) {
             self.snapshot.left_out.push(LeftOut { path, reason });
         }
         self.fetched_from = Some((source.clone(), fetched.commit().to_owned()));
@@ -567,6 +564,14 @@ impl PlannedSkill {
             .skill_path(self.skill_path.clone())
             .commit(commit.clone())
             .digests(self.snapshot.digest(), self.snapshot.file_digests())
+    }
+
+    /// The skill's folder below the source's top (`""` when the source is the skill),
+    /// `/`-separated.
+    pub(crate) fn folder(&self) -> &str {
+        self.skill_path
+            .rsplit_once('/')
+            .map_or("", |(folder, _)| folder)
     }
 
     /// The files read from the source.

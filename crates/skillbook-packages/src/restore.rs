@@ -423,14 +423,29 @@ fn read_sources(
             None => Revision::Named,
         };
         let fetched = git::fetch(&source, revision)?;
+        // One plan over the whole tree reads every skill of the group; one found in another
+        // folder than its lock's (two skills of one name) is read again from its own folder.
+        let plan = Add::new(Source::Git(source.clone()))
+            .skills(group.iter().map(|(name, _)| name.clone()))
+            .check(check)
+            .plan_fetched(&source, &fetched, "", target)?;
+        let mut skills = plan.into_skills();
         for (name, folder) in group {
-            let plan = Add::new(Source::Git(source.clone()))
-                .skills([name])
-                .check(check)
-                .plan_fetched(&source, &fetched, &folder, target)?;
-            for skill in plan.into_skills() {
-                found.insert(skill.name().to_owned(), skill);
-            }
+            let position = skills.iter().position(|skill| skill.name() == name);
+            let skill = match position.map(|position| skills.swap_remove(position)) {
+                Some(skill) if skill.folder() == folder => skill,
+                _ => {
+                    let plan = Add::new(Source::Git(source.clone()))
+                        .skills([name.clone()])
+                        .check(check)
+                        .plan_fetched(&source, &fetched, &folder, target)?;
+                    let Some(skill) = plan.into_skills().pop() else {
+                        continue;
+                    };
+                    skill
+                }
+            };
+            found.insert(name, skill);
         }
     }
     Ok(names.iter().filter_map(|name| found.remove(name)).collect())
