@@ -18,6 +18,7 @@ use std::process::Output;
 
 use assert_cmd::Command;
 use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::Value;
 
@@ -199,5 +200,32 @@ async fn an_mcp_client_never_sees_a_refused_skill() {
         .unwrap_or_default();
     assert!(instructions.contains("deploy"), "{instructions}");
     assert!(!instructions.contains("review"), "{instructions}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_skill_edited_after_the_server_started_is_not_read() {
+    let fixture = Fixture::new();
+    let command = fixture.command(&["--locked", "mcp"]);
+    let child = TokioChildProcess::new(tokio::process::Command::from(command)).unwrap();
+    let client = ().serve(child).await.unwrap();
+    let script = fixture.skills().join("review/scripts/run.sh");
+    let call = || {
+        let arguments = serde_json::json!({"path": "skill://review/scripts/run.sh"});
+        CallToolRequestParams::new("read_file")
+            .with_arguments(arguments.as_object().unwrap().clone())
+    };
+    let before = client.call_tool(call()).await.unwrap();
+    assert_eq!(before.is_error, Some(false), "{before:?}");
+
+    // An edit deep in the skill that keeps the file's size and times.
+    edit_keeping_size_and_times(&script);
+    let after = client.call_tool(call()).await.unwrap();
+    assert_eq!(after.is_error, Some(true), "{after:?}");
+    let answer = after.structured_content.unwrap_or_default().to_string();
+    assert!(
+        !answer.contains("echo onE"),
+        "the edited file is never served: {answer}"
+    );
     client.cancel().await.unwrap();
 }

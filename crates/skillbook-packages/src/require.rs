@@ -16,8 +16,10 @@ use crate::verify::{Drift, compare};
 /// not its concern.
 ///
 /// Every file of each locked skill is read and hashed when discovery finds it (see
-/// BENCHMARKS.md for the cost), so an edit is caught whatever it keeps of a file's size and
-/// times. A lock that cannot be read refuses every skill of its folder, naming the lock's error.
+/// BENCHMARKS.md for the cost), and again each time a reader made from the results opens the
+/// skill's folder, so an edit is caught whatever it keeps of a file's size and times, even
+/// after discovery. A lock that cannot be read refuses every skill of its folder, naming the
+/// lock's error.
 ///
 /// ```
 /// use skillbook::Discovery;
@@ -78,6 +80,35 @@ impl RequireLock {
 }
 
 impl Admission for RequireLock {
+    /// Checks the skill's files again before a read: an edit since discovery (whatever it
+    /// keeps of sizes and times) refuses the read. The message names no server path.
+    fn recheck(&self, directory: &Path) -> Result<(), String> {
+        let Some(root) = self
+            .roots
+            .iter()
+            .find(|root| directory.parent() == Some(root.folder.as_path()))
+        else {
+            return Ok(());
+        };
+        let name = directory
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Ok(lock) = &root.lock else {
+            return Err(format!("the lock of skill `{name}` cannot be read"));
+        };
+        let Some(entry) = lock.get(&name) else {
+            return Err(format!("skill `{name}` is not in the lock"));
+        };
+        match compare(&root.target, &name, entry) {
+            None => Ok(()),
+            Some(drift) => Err(format!(
+                "skill `{name}` no longer matches the lock ({})",
+                describe(&drift)
+            )),
+        }
+    }
+
     fn admit(&self, skill: &Skill) -> Result<(), Diagnostic> {
         let directory = skill.directory();
         let Some(root) = self

@@ -144,6 +144,8 @@ pub struct Discovered {
     roots: Vec<RootRecord>,
     /// The skills by folder and by name, built the first time a lookup or a reader needs it.
     index: OnceLock<Arc<Index>>,
+    /// The admission the skills passed, asked again by readers before each read.
+    admission: Option<admission::Admit>,
 }
 
 impl PartialEq for Discovered {
@@ -217,6 +219,11 @@ impl Discovered {
         &self.roots
     }
 
+    /// The admission the skills passed, if the discovery had one.
+    pub(crate) fn admission(&self) -> Option<Arc<dyn Admission>> {
+        self.admission.as_ref().map(|admit| Arc::clone(&admit.0))
+    }
+
     /// A result holding `skills` found beneath `roots`, with `diagnostics`.
     pub(crate) fn from_parts(
         skills: Vec<Skill>,
@@ -229,6 +236,7 @@ impl Discovered {
             diagnostics,
             roots,
             index: OnceLock::new(),
+            admission: None,
         }
     }
 }
@@ -554,7 +562,8 @@ impl Discovery {
             diagnostics = diagnostics.len(),
             "discovery finished"
         );
-        let found = Discovered::from_parts(skills, walked.roots, diagnostics);
+        let mut found = Discovered::from_parts(skills, walked.roots, diagnostics);
+        found.admission = self.admission.clone();
         (found, walked.stamps, inspected)
     }
 

@@ -89,8 +89,8 @@ pub use catalog::{
 };
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{
-    Admission, DEFAULT_NAMESPACES, Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Finding, Home,
-    Limits, Root, RootKind, SymlinkPolicy, discover_default,
+    Admission, DEFAULT_NAMESPACES, Discovered, Discovery, DiscoveryCache, DuplicatePolicy, Finding,
+    Home, Limits, Root, RootKind, SymlinkPolicy, discover_default,
 };
 pub use error::{ErrorCode, error_json};
 pub use format::{NameError, SkillName};

@@ -89,6 +89,16 @@ pub enum BoundaryError {
         path: PathBuf,
     },
 
+    /// The host's [`crate::Admission`] no longer admits the skill (for example, its files no
+    /// longer match the lock).
+    #[error("`{path}` may not be read: {message}", path = path.display())]
+    Refused {
+        /// The skill folder's absolute path.
+        path: PathBuf,
+        /// Why, as the admission said.
+        message: String,
+    },
+
     /// The operating system failed to open or inspect a path inside the boundary.
     #[error("could not open `{path}`: {source}", path = path.display())]
     Io {
@@ -121,7 +131,8 @@ impl BoundaryError {
     ///
     /// The codes are `outside_boundary`, `invalid_argument` (a NUL byte, or a relative path
     /// that several skill directories make ambiguous), `not_found`, `is_directory`,
-    /// `not_regular_file`, `skill_changed` and `io` (for both I/O variants).
+    /// `not_regular_file`, `skill_changed`, `denied` (refused by the host's admission) and `io`
+    /// (for both I/O variants).
     #[must_use]
     pub fn code(&self) -> ErrorCode {
         match self {
@@ -131,6 +142,7 @@ impl BoundaryError {
             Self::IsDirectory { .. } => ErrorCode::IsDirectory,
             Self::NotRegularFile { .. } => ErrorCode::NotRegularFile,
             Self::SkillChanged { .. } => ErrorCode::SkillChanged,
+            Self::Refused { .. } => ErrorCode::Denied,
             Self::Io { .. } | Self::Root { .. } => ErrorCode::Io,
         }
     }
@@ -157,6 +169,10 @@ impl BoundaryError {
                 kind,
             },
             Self::SkillChanged { path } => Self::SkillChanged { path: rename(path) },
+            Self::Refused { path, message } => Self::Refused {
+                path: rename(path),
+                message,
+            },
             Self::Io { path, source } => Self::Io {
                 path: rename(path),
                 source,

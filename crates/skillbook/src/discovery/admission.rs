@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
@@ -60,6 +61,20 @@ pub trait Admission: fmt::Debug + Send + Sync {
     ///
     /// The diagnostic saying why the skill is not handed on.
     fn admit(&self, skill: &Skill) -> Result<(), Diagnostic>;
+
+    /// Asked again each time a reader made from the results opens the folder of an admitted
+    /// skill (`directory`) to read from it, so that a skill changed since discovery is refused
+    /// then: `Err` holds why, and the read fails as [`crate::BoundaryError::Refused`] (a server
+    /// may show it to a client: it should name no server path). Default: once admitted,
+    /// always.
+    ///
+    /// # Errors
+    ///
+    /// Why the skill may no longer be read.
+    fn recheck(&self, directory: &Path) -> Result<(), String> {
+        let _ = directory;
+        Ok(())
+    }
 }
 
 /// An admission held by a [`crate::Discovery`]: two discoveries are equal when they hold the

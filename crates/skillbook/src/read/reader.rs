@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::boundary::open;
 use crate::boundary::{BoundaryError, DirectoryEntry, ReadBoundary};
-use crate::discovery::{Discovered, RootRecord};
+use crate::discovery::{Admission, Discovered, RootRecord};
 use crate::format::{SkillName, name_key};
 use crate::paths;
 use crate::read::{self, Addressing, KnownSkill, ReadError, ReadOptions, ReadRequest, ReadResult};
@@ -104,6 +104,8 @@ pub struct SkillReader {
     /// The boundary paths are read through, for a reader over explicit roots.
     bounded: Option<Arc<Bounded>>,
     options: ReadOptions,
+    /// The discovery's admission, asked again before each read of a discovered skill.
+    admission: Option<Arc<dyn Admission>>,
 }
 
 impl fmt::Debug for SkillReader {
@@ -148,6 +150,7 @@ impl SkillReader {
             base: Arc::default(),
             bounded: None,
             options: ReadOptions::default(),
+            admission: found.admission(),
         }
     }
 
@@ -191,6 +194,7 @@ impl SkillReader {
             base: Arc::default(),
             bounded: Some(Arc::new(Bounded::new(boundary, skills))),
             options: ReadOptions::default(),
+            admission: None,
         }
     }
 

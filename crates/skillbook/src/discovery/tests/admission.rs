@@ -73,3 +73,49 @@ fn discoveries_are_equal_only_with_the_same_admission() {
     assert_eq!(with, plain.clone().admission(Arc::clone(&refuse)));
     assert_ne!(with, plain.admission(Arc::new(Refuse::default())));
 }
+
+/// Admits everything at discovery, and refuses reads once `closed` is set.
+#[derive(Debug, Default)]
+struct Gate {
+    closed: std::sync::atomic::AtomicBool,
+}
+
+impl Admission for Gate {
+    fn admit(&self, _skill: &Skill) -> Result<(), Diagnostic> {
+        Ok(())
+    }
+
+    fn recheck(&self, directory: &Path) -> Result<(), String> {
+        if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            let name = directory.file_name().unwrap().to_string_lossy();
+            return Err(format!("skill `{name}` changed"));
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_reader_asks_the_admission_again_before_each_read() {
+    let workspace = workspace();
+    let location = named(&workspace.path().join(".agents/skills"), "pdf", "pdf");
+    let gate = Arc::new(Gate::default());
+    let found = Discovery::new(workspace.path())
+        .home(Home::Off)
+        .admission(gate.clone())
+        .discover();
+    let reader = crate::SkillReader::new(&found);
+    assert!(reader.open(&location).is_ok());
+
+    gate.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let Err(refused) = reader.open(&location) else {
+        panic!("a read after the admission closed is refused");
+    };
+    assert_eq!(refused.code().as_str(), "denied");
+    assert!(
+        refused.to_string().contains("skill `pdf` changed"),
+        "{refused}"
+    );
+    let call = reader.call_json(&serde_json::json!({"path": "skill://pdf/SKILL.md"}));
+    assert_eq!(call["error"], "denied", "{call}");
+    assert!(reader.skill_text("pdf", 1024).is_err());
+}

@@ -137,6 +137,14 @@ impl SkillReader {
         place: &Place,
         directory: &Path,
     ) -> Result<Dir, BoundaryError> {
+        if let Some(admission) = &self.admission
+            && let Err(message) = admission.recheck(directory)
+        {
+            return Err(BoundaryError::Refused {
+                path: directory.to_path_buf(),
+                message,
+            });
+        }
         let changed = || BoundaryError::SkillChanged {
             path: directory.to_path_buf(),
         };
