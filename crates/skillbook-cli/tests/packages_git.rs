@@ -1,6 +1,7 @@
 //! Git sources through the binary, against real repositories made with git and reached over
-//! `file://` (git's upload-pack), `git://` (a `git daemon` on loopback) and smart HTTP (`git
-//! http-backend` behind a loopback server, through the same client HTTPS uses): every skill
+//! `file://` (git's upload-pack), `git://` (a `git daemon` on loopback), smart HTTP (`git
+//! http-backend` behind a loopback server, through the same client HTTPS uses) and SSH (`ssh`
+//! run as git runs it, here a stand-in that runs upload-pack locally): every skill
 //! installed and locked at the fetched commit, a tag named with `#`, links and submodules left
 //! out and listed, `install` restoring the locked commit after the repository moved on, `update`
 //! moving to the new commit and listing what changed, and bad refs, missing repositories and
@@ -112,9 +113,21 @@ impl Workspace {
     }
 
     fn json(&self, arguments: &[&str], code: i32) -> Value {
+        self.json_with(arguments, code, &[])
+    }
+
+    /// [`Workspace::json`] with more environment variables.
+    fn json_with(&self, arguments: &[&str], code: i32, environment: &[(&str, &Path)]) -> Value {
         let mut arguments = arguments.to_vec();
         arguments.extend(["--format", "json"]);
-        let output = self.run(&arguments);
+        let output = Command::cargo_bin("skillbook")
+            .unwrap()
+            .current_dir(self.folder.path())
+            .env("HOME", self.home.path())
+            .envs(environment.iter().copied())
+            .args(&arguments)
+            .output()
+            .unwrap();
         assert_eq!(
             output.status.code(),
             Some(code),
@@ -597,4 +610,52 @@ fn github_shorthand_follows_gits_insteadof_to_a_loopback_server() {
     fs::remove_dir_all(workspace.skills()).unwrap();
     workspace.json(&["install"], 0);
     assert!(workspace.skills().join("review/SKILL.md").is_file());
+}
+
+#[cfg(unix)]
+#[test]
+fn ssh_urls_run_ssh_as_git_does() {
+    use std::os::unix::fs::PermissionsExt;
+    let repository = Repository::new();
+    let head = repository.git(&["rev-parse", "HEAD"]);
+    // A stand-in for ssh (no server here): it skips the options and the host and runs the
+    // remote command, `git-upload-pack '<path>'`, on this machine, recording each call.
+    let tools = tempfile::tempdir().unwrap();
+    let ssh = tools.path().join("ssh");
+    let calls = tools.path().join("calls");
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> '{}'\nwhile [ $# -gt 0 ]; do\n  case \"$1\" in\n    \
+         -o|-p|-l|-i) shift 2 ;;\n    -*) shift ;;\n    *) shift; break ;;\n  esac\ndone\n\
+         exec sh -c \"$*\"\n",
+        calls.display()
+    );
+    fs::write(&ssh, script).unwrap();
+    fs::set_permissions(&ssh, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = repository.path().display().to_string();
+
+    for url in [
+        format!("ssh://git@example.invalid{path}"),
+        format!("git@example.invalid:{path}"),
+    ] {
+        let workspace = Workspace::new();
+        let environment = [("GIT_SSH_COMMAND", ssh.as_path())];
+        workspace.json_with(
+            &["add", &url, "--skill", "review", "--yes"],
+            0,
+            &environment,
+        );
+        let review = &workspace.lock()["skills"]["review"];
+        assert_eq!(review["source"], url.as_str());
+        assert_eq!(review["sourceType"], "git");
+        assert_eq!(review["skillbook"]["commit"], head.as_str());
+    }
+    let calls = fs::read_to_string(&calls).unwrap();
+    // At least one connection per add (gix may open more than one).
+    assert!(calls.lines().count() >= 2, "{calls}");
+    assert!(
+        calls
+            .lines()
+            .all(|call| call.contains("git@example.invalid git-upload-pack")),
+        "{calls}"
+    );
 }
