@@ -659,6 +659,25 @@ pub(crate) fn put_in_place(
     edit_lock: impl FnOnce(&mut Lock) -> bool,
     write_lock: impl FnOnce(&Lock, &Path) -> Result<(), crate::error::LockError>,
 ) -> Result<(), PackageError> {
+    let result = swap_all(target, skills, exposures, edit_lock, write_lock);
+    // Whatever happened, the staged folders are gone by now: their staging folders go too.
+    tidy_staging(target.skills_folder());
+    for exposure in exposures {
+        if let Some(folder) = exposure.place().parent() {
+            tidy_staging(folder);
+        }
+    }
+    result
+}
+
+/// [`put_in_place`], leaving the staging folders behind.
+fn swap_all(
+    target: &Target,
+    skills: &[&PlannedSkill],
+    exposures: &[Exposure],
+    edit_lock: impl FnOnce(&mut Lock) -> bool,
+    write_lock: impl FnOnce(&Lock, &Path) -> Result<(), crate::error::LockError>,
+) -> Result<(), PackageError> {
     target.prepare()?;
     let mut lock = Lock::read(target.lock_path())?;
     let mut staged = Vec::new();
@@ -713,15 +732,34 @@ impl Installed {
     }
 }
 
-/// Writes a skill's files into a new temporary folder in `skills_folder`.
+/// The name of the folder, beside a skills folder, where installs stage new folders and keep
+/// the ones they replace until the end.
+const STAGING: &str = ".skillbook-staging";
+
+/// The staging folder for places in `folder`: beside it, so that nothing half-written or
+/// about to be deleted is ever inside a folder discovery searches, and on the same file system,
+/// so that renaming into place is atomic.
+pub(crate) fn staging_folder(folder: &Path) -> PathBuf {
+    folder.parent().unwrap_or(Path::new(".")).join(STAGING)
+}
+
+/// Removes the staging folder of `folder` when nothing is left in it.
+pub(crate) fn tidy_staging(folder: &Path) {
+    let _ = fs::remove_dir(staging_folder(folder));
+}
+
+/// Writes a skill's files into a new temporary folder in the staging folder of
+/// `skills_folder`.
 pub(crate) fn stage(
     skills_folder: &Path,
     snapshot: &Snapshot,
 ) -> Result<tempfile::TempDir, PackageError> {
+    let staging = staging_folder(skills_folder);
+    fs::create_dir_all(&staging).map_err(|error| PackageError::io(&staging, error))?;
     let folder = tempfile::Builder::new()
-        .prefix(".skillbook-install-")
-        .tempdir_in(skills_folder)
-        .map_err(|error| PackageError::io(skills_folder, error))?;
+        .prefix("install-")
+        .tempdir_in(&staging)
+        .map_err(|error| PackageError::io(&staging, error))?;
     for file in &snapshot.files {
         let path = below(folder.path(), &file.path);
         if let Some(parent) = path.parent() {
@@ -796,16 +834,20 @@ impl Swaps {
     }
 }
 
+/// A free name in the staging folder of `place`'s folder (made when missing) for `place` to be
+/// moved aside to, or a link to be made under before it is renamed into `place`.
 pub(crate) fn aside_path(place: &Path) -> PathBuf {
     let name = place
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let parent = place.parent().unwrap_or(Path::new("."));
+    let staging = staging_folder(place.parent().unwrap_or(Path::new(".")));
+    // A failure shows as the rename's error, naming the path.
+    let _ = fs::create_dir_all(&staging);
     (0u32..)
-        .map(|n| parent.join(format!(".skillbook-old-{name}-{}-{n}", std::process::id())))
+        .map(|n| staging.join(format!("old-{name}-{}-{n}", std::process::id())))
         .find(|path| fs::symlink_metadata(path).is_err())
-        .unwrap_or_else(|| parent.join(".skillbook-old"))
+        .unwrap_or_else(|| staging.join("old"))
 }
 
 /// Removes a folder, or a link without following it.

@@ -51,6 +51,9 @@ pub fn remove<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<Vec<String>
     let put_back = |moved: &[(PathBuf, PathBuf)]| {
         for (place, aside) in moved.iter().rev() {
             let _ = fs::rename(aside, place);
+            if let Some(folder) = place.parent() {
+                crate::install::tidy_staging(folder);
+            }
         }
     };
     for (name, made) in &places {
@@ -68,8 +71,11 @@ pub fn remove<S: AsRef<str>>(target: &Target, names: &[S]) -> Result<Vec<String>
         put_back(&moved);
         return Err(error.into());
     }
-    for (_, aside) in &moved {
+    for (place, aside) in &moved {
         let _ = remove_entry(aside);
+        if let Some(folder) = place.parent() {
+            crate::install::tidy_staging(folder);
+        }
     }
     Ok(places.into_iter().map(|(name, _)| name).collect())
 }

@@ -42,6 +42,50 @@ fn tree(root: &Path) -> Vec<(String, String)> {
 }
 
 #[test]
+fn discovery_during_an_install_sees_only_the_skills() -> Result<(), PackageError> {
+    let source = tempfile::tempdir().map_err(|error| PackageError::io(Path::new("."), error))?;
+    let workspace = tempfile::tempdir().map_err(|error| PackageError::io(Path::new("."), error))?;
+    skill(source.path(), "alpha", "first");
+    let target = Target::workspace(workspace.path());
+    Add::new(Source::local(source.path()))
+        .plan(&target)?
+        .install(&target)?;
+    skill(source.path(), "alpha", "second");
+    skill(source.path(), "beta", "new");
+    let plan = Add::new(Source::local(source.path())).plan(&target)?;
+
+    // The lock is written last: by then every folder has been renamed into place and the old
+    // `alpha` waits to be deleted. Nothing staged or set aside is in the skills folder.
+    plan.install_with(&target, |lock, path| {
+        let found = Discovery::new(workspace.path()).home(Home::Off).discover();
+        let names: Vec<String> = found
+            .skills()
+            .iter()
+            .map(|skill| skill.name().to_string())
+            .collect();
+        assert_eq!(names, ["alpha", "beta"]);
+        assert!(found.diagnostics().is_empty(), "{:?}", found.diagnostics());
+        let mut entries: Vec<String> = fs::read_dir(target.skills_folder())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        entries.sort();
+        assert_eq!(entries, ["alpha", "beta"]);
+        lock.write(path)
+    })?;
+    assert!(
+        !workspace.path().join(".agents/.skillbook-staging").exists(),
+        "the staging folder is removed once empty"
+    );
+    let text = fs::read_to_string(workspace.path().join(".agents/skills/alpha/SKILL.md"))
+        .map_err(|error| PackageError::io(Path::new("alpha"), error))?;
+    assert!(text.contains("second"));
+    Ok(())
+}
+
+#[test]
 fn a_failed_lock_write_leaves_the_skills_and_the_lock_as_they_were() -> Result<(), PackageError> {
     let source = tempfile::tempdir().map_err(|error| PackageError::io(Path::new("."), error))?;
     let workspace = tempfile::tempdir().map_err(|error| PackageError::io(Path::new("."), error))?;
