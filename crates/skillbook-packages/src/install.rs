@@ -49,6 +49,26 @@ impl Target {
         }
     }
 
+    /// The target a lock file records, by where it lies: `<home>/.agents/skills-lock.json`
+    /// records the home's skills ([`Target::global`]), a lock anywhere else the skills of the
+    /// workspace it lies in ([`Target::workspace`]).
+    pub fn of_lock(lock: impl AsRef<Path>) -> Target {
+        let lock = lock.as_ref();
+        let folder = lock.parent().unwrap_or(Path::new("."));
+        match folder.file_name() {
+            Some(name) if name == ".agents" => {
+                let mut target = Target::global(folder.parent().unwrap_or(Path::new(".")));
+                target.lock_path = lock.to_path_buf();
+                target
+            }
+            _ => {
+                let mut target = Target::workspace(folder);
+                target.lock_path = lock.to_path_buf();
+                target
+            }
+        }
+    }
+
     /// The folder skills are installed into.
     pub fn skills_folder(&self) -> &Path {
         &self.skills_folder

@@ -20,6 +20,10 @@
 //! Limits have a total in `[server]`, a share per tenant in `[server.per_tenant]` (by default
 //! half of each total) and, for one tenant, in `[tenant.limits]`.
 //!
+//! `locks = ["skills-lock.json"]` requires locks of a tenant, as `--locked` does: the skills a
+//! lock records (`<dir>/.agents/skills` for `<dir>/skills-lock.json`, `<home>/.agents/skills`
+//! for `<home>/.agents/skills-lock.json`) are served only as it pins them.
+//!
 //! The file must be a regular file of at most 1 MiB; a mistake is reported with the file,
 //! line, column and reason, never with the text of the line (it may hold a secret).
 
@@ -40,6 +44,7 @@ use skillbook_mcp::http::{
     DEFAULT_SESSION_IDLE, EndpointBuilder, Rate, Sessions, Tenant, TenantLimits, TokenDigest,
 };
 use skillbook_mcp::{DEFAULT_INSTRUCTIONS_BUDGET, DEFAULT_PAGE_SIZE, ServerBuilder};
+use skillbook_packages::{RequireLock, Target};
 
 /// The address served unless the file or `--listen` says otherwise.
 pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8931";
@@ -102,6 +107,9 @@ struct TenantSection {
     store_options: std::collections::BTreeMap<String, String>,
     #[serde(default)]
     limits: LimitsSection,
+    /// Lock files required of the skills they record (`skillbook --locked`).
+    #[serde(default)]
+    locks: Vec<PathBuf>,
 }
 
 /// A tenant's share of each limit, as written (`[server.per_tenant]`, `[tenant.limits]`).
@@ -210,6 +218,9 @@ pub(crate) struct TenantConfig {
     /// Each archive's size and modification time when the file was read: an archive changed
     /// since is a changed source.
     archive_stamps: Vec<Option<(u64, std::time::SystemTime)>>,
+    /// Lock files whose skills are served only as the locks pin them (read when the tenant's
+    /// server is built: at start and at each reload of the file).
+    pub(crate) locks: Vec<PathBuf>,
 }
 
 /// What the command line sets over the file.
@@ -476,6 +487,7 @@ impl TenantSection {
             limits: self.limits,
             base: base.to_owned(),
             archive_stamps,
+            locks: self.locks.iter().map(|lock| base.join(lock)).collect(),
         })
     }
 }
@@ -626,7 +638,11 @@ impl TenantConfig {
                 .map_err(|error| self.archive_error(archive, &error.to_string()))?;
             provided.extend(skills);
         }
-        let scope = Scope::tenant(&self.base, &self.directories).with_provided(provided);
+        let mut scope = Scope::tenant(&self.base, &self.directories).with_provided(provided);
+        if !self.locks.is_empty() {
+            let required = RequireLock::new(self.locks.iter().map(Target::of_lock));
+            scope = scope.with_admission(required.shared());
+        }
         let mut builder = ServerBuilder::new(scope);
         builder = builder
             .addressing(Addressing::SkillUris)
@@ -644,6 +660,7 @@ impl TenantConfig {
             && self.stores == other.stores
             && self.store_options == other.store_options
             && self.base == other.base
+            && self.locks == other.locks
     }
 
     /// The endpoint's tenant for `server`, with its limits on top of `defaults` (the server's
@@ -677,113 +694,4 @@ impl TenantConfig {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "a failing unwrap is a failing test")]
-mod tests {
-    use super::*;
-
-    fn load(text: &str) -> Result<Config, String> {
-        let directory = tempfile::tempdir().unwrap();
-        fs::create_dir_all(directory.path().join("skills/acme")).unwrap();
-        let path = directory.path().join("skillbook.toml");
-        fs::write(&path, text).unwrap();
-        Config::load(&path, &CommandLine::default()).map_err(|error| error.message)
-    }
-
-    const DIGEST: &str = "sha256:2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";
-
-    #[test]
-    fn a_minimal_file_takes_the_defaults() {
-        let config = load(&format!(
-            "[[tenant]]\nname = \"acme\"\nsources = [\"skills/acme\"]\ntokens = [\"{DIGEST}\"]\n"
-        ))
-        .unwrap();
-        assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
-        assert_eq!(config.tenants.len(), 1);
-        let tenant = &config.tenants[0];
-        assert_eq!((tenant.name.as_str(), tenant.tokens.len()), ("acme", 1));
-        assert!(tenant.directories[0].ends_with("skills/acme"));
-        assert!(tenant.directories[0].is_absolute());
-    }
-
-    #[test]
-    fn mistakes_are_named() {
-        for (text, expected) in [
-            ("", "no tenant is configured"),
-            ("[[tenant]]\nname = \" \"\n", "empty name"),
-            (
-                "[[tenant]]\nname = \"a\"\ntokens = [\"abc\"]\n",
-                "is not a token digest",
-            ),
-            (
-                "[[tenant]]\nname = \"a\"\nsources = [\"missing\"]\n",
-                "the source `missing` cannot be read",
-            ),
-            (
-                "[[tenant]]\nname = \"a\"\nsecret = 1\n",
-                "unknown field `secret`",
-            ),
-            (
-                "[server]\nlisten = \"localhost:80\"\n[[tenant]]\nname = \"a\"\n",
-                "is not an address",
-            ),
-            ("[[tenant]\n", "line 1, column"),
-        ] {
-            let message = load(text).unwrap_err();
-            assert!(message.contains(expected), "{text:?}: {message}");
-        }
-    }
-
-    #[test]
-    fn a_reload_keeps_the_settings_only_a_restart_applies_and_names_them() {
-        let directory = tempfile::tempdir().unwrap();
-        fs::create_dir_all(directory.path().join("skills/acme")).unwrap();
-        let path = directory.path().join("skillbook.toml");
-        let tenant = format!(
-            "[[tenant]]\nname = \"acme\"\nsources = [\"skills/acme\"]\ntokens = [\"{DIGEST}\"]\n"
-        );
-        fs::write(&path, format!("[server]\nmax_answers = 8\n{tenant}")).unwrap();
-        let command_line = CommandLine::default();
-        let current = Config::load(&path, &command_line).unwrap();
-        fs::write(
-            &path,
-            format!("[server]\nmax_answers = 64\n[server.per_tenant]\nrate = 7\n{tenant}"),
-        )
-        .unwrap();
-        let (reloaded, unapplied) = Config::reload(&path, &command_line, &current).unwrap();
-        assert_eq!(unapplied, ["max_answers"]);
-        // The shares stay half of the totals in force, not of the file's new ones.
-        let limits = reloaded.endpoint.default_tenant_limits();
-        assert_eq!(limits.max_answers, 4);
-        assert_eq!(limits.rate.map(|rate| rate.per_second), Some(7.0));
-    }
-
-    #[test]
-    fn object_store_prefixes_are_sources_of_their_own() {
-        let text = format!(
-            "[server]\npoll_seconds = 5\n[[tenant]]\nname = \"acme\"\n\
-             sources = [\"skills/acme\", \"s3://bucket/acme/skills\"]\ntokens = [\"{DIGEST}\"]\n\
-             [tenant.store_options]\naws_region = \"eu-west-1\"\n"
-        );
-        if cfg!(feature = "object-store") {
-            let config = load(&text).unwrap();
-            let tenant = &config.tenants[0];
-            assert_eq!(tenant.stores, ["s3://bucket/acme/skills"]);
-            assert_eq!(tenant.directories.len(), 1);
-            assert_eq!(
-                tenant.store_options,
-                [("aws_region".to_owned(), "eu-west-1".to_owned())]
-            );
-            assert_eq!(config.poll, Duration::from_secs(5));
-        } else {
-            let message = load(&text).unwrap_err();
-            assert!(
-                message.contains("`s3://bucket/acme/skills` is an object-store prefix")
-                    && message.contains("--features object-store"),
-                "{message}"
-            );
-        }
-        // A Windows drive letter is a path, not a scheme.
-        assert!(!is_store_url("C://skills"));
-        assert!(is_store_url("gs://bucket/skills"));
-        assert!(is_store_url("file:///srv/skills"));
-    }
-}
+mod tests;
