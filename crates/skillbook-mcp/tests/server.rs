@@ -726,10 +726,11 @@ async fn past_the_instructions_budget_the_catalog_shrinks_and_search_is_offered(
     let client = connect(tree.builder().build().unwrap()).await;
     let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
     assert!(instructions.chars().count() <= skillbook_mcp::DEFAULT_INSTRUCTIONS_BUDGET);
-    // Every skill is still named (names only), none dropped.
-    assert!(instructions.contains("<name>tool-000</name>"));
-    assert!(instructions.contains("<name>tool-119</name>"));
+    // Every skill is still named (names only, one a line), none dropped.
+    assert!(instructions.contains("\ntool-000\n"));
+    assert!(instructions.contains("\ntool-119\n"));
     assert!(!instructions.contains("<description>"));
+    assert!(!instructions.contains("<location>"));
     assert!(instructions.contains("call `search_skills`"));
     let tools: Vec<String> = client
         .list_all_tools()
@@ -752,13 +753,16 @@ async fn past_the_instructions_budget_the_catalog_shrinks_and_search_is_offered(
     let found = result.structured_content.unwrap();
     assert_eq!(found["results"].as_array().unwrap().len(), 3);
     assert_eq!(found["results"][0]["name"], "tool-042");
-    // The location as the catalog gives it, which the read tool reads.
+    // The location a result gives, and the `skill://` URI the catalog says a name stands
+    // for, both read the skill.
     let location = found["results"][0]["location"].as_str().unwrap();
-    assert!(instructions.contains(&format!("<location>{location}</location>")));
-    let mut read = CallToolRequestParams::new("read_file");
-    read.arguments = json!({"path": location}).as_object().cloned();
-    let body = client.call_tool(read).await.unwrap();
-    assert_ne!(body.is_error, Some(true));
+    assert!(instructions.contains("`skill://<name>/SKILL.md`"));
+    for path in [location, "skill://tool-042/SKILL.md"] {
+        let mut read = CallToolRequestParams::new("read_file");
+        read.arguments = json!({"path": path}).as_object().cloned();
+        let body = client.call_tool(read).await.unwrap();
+        assert_ne!(body.is_error, Some(true), "{path}: {body:?}");
+    }
     let hidden = search(json!({"query": "secret-deploy", "limit": 20}))
         .await
         .unwrap();

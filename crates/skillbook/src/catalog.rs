@@ -25,6 +25,8 @@ const INTRODUCTION: &str = include_str!("catalog/introduction.md");
 /// Tier 3's introduction: it promises no descriptions, and sends the model to search.
 const INTRODUCTION_NAMES: &str = include_str!("catalog/introduction_names.md");
 const CLOSING: &str = include_str!("catalog/closing.md");
+/// The closing of [`Tier::NamesOnly`], whose skills have no location written out.
+const CLOSING_NAMES: &str = include_str!("catalog/closing_names.md");
 const SHORTENED: &str = include_str!("catalog/shortened.md");
 const SEARCH_ONLY: &str = include_str!("catalog/search_only.md");
 
@@ -37,7 +39,8 @@ pub enum Tier {
     /// Tier 2: each description cut to its first sentence, at most
     /// [`SHORT_DESCRIPTION_CHARACTERS`].
     FirstSentence,
-    /// Tier 3: names and locations only; the model searches for descriptions.
+    /// Tier 3: the names alone, one a line with no markup around them, each read as
+    /// `skill://<name>/SKILL.md`; the model searches for descriptions.
     NamesOnly,
     /// Tier 4: no list, only the instruction to search.
     SearchOnly,
@@ -262,6 +265,7 @@ impl<'a> Catalog<'a> {
             SHORTENED,
             SEARCH_ONLY,
             CLOSING,
+            CLOSING_NAMES,
         ]
         .iter()
         .map(|template| template.len())
@@ -297,7 +301,14 @@ impl<'a> Catalog<'a> {
         out.write_str(&fill(introduction))?;
         out.write_str("\n\n<available_skills>\n")?;
         for listed in entries {
-            listed.entry().write_to(out, tier)?;
+            let entry = listed.entry();
+            if tier == Tier::NamesOnly {
+                // Compact: the name alone, one a line (read as `skill://<name>/SKILL.md`).
+                out.write_str(&escape_xml(&carriable(entry.name.trim())))?;
+                out.write_str("\n")?;
+            } else {
+                entry.write_to(out, tier)?;
+            }
         }
         out.write_str("</available_skills>\n")?;
         let note = match tier {
@@ -309,7 +320,12 @@ impl<'a> Catalog<'a> {
             out.write_str("\n")?;
         }
         out.write_str("\n")?;
-        out.write_str(&fill(CLOSING))
+        let closing = if tier == Tier::NamesOnly {
+            CLOSING_NAMES
+        } else {
+            CLOSING
+        };
+        out.write_str(&fill(closing))
     }
 }
 
@@ -381,7 +397,9 @@ impl<'a> CatalogEntry<'a> {
             Tier::FirstSentence => {
                 DESCRIPTION_MARKUP + self.description.len().min(4 * SHORT_DESCRIPTION_CHARACTERS)
             }
-            Tier::NamesOnly | Tier::SearchOnly => 0,
+            // The name alone and its line break.
+            Tier::NamesOnly => return 1 + self.name.len() + self.name.len() / 8,
+            Tier::SearchOnly => 0,
         };
         let values = self.name.len() + description + self.location.len();
         MARKUP + values + values / 8

@@ -164,7 +164,9 @@ fn tier_note(tier: Tier, over_budget: bool, budget: usize) -> String {
     let shown = match tier {
         Tier::Full => "full entries",
         Tier::FirstSentence => "descriptions cut to their first sentence",
-        Tier::NamesOnly => "names and locations only; the model searches for the rest",
+        Tier::NamesOnly => {
+            "names only, each read as skill://<name>/SKILL.md; the model searches for the rest"
+        }
         Tier::SearchOnly => "no list; the model searches for skills",
     };
     let over = if over_budget {

@@ -195,6 +195,26 @@ fn each_tier_is_chosen_exactly_at_its_size() {
 }
 
 #[test]
+fn tier_three_lists_500_typical_names_in_well_under_16000_characters() {
+    let skills: Vec<Skill> = (0..500)
+        .map(|number| {
+            let name = format!("review-pull-request-{number:03}");
+            skill(&name, "Reviews a pull request for bugs, style and tests.")
+        })
+        .collect();
+    let catalog = Catalog::new(&skills).budget(16_000).render().unwrap();
+    assert_eq!(catalog.tier, Tier::NamesOnly);
+    assert_eq!(catalog.listed, 500);
+    assert!(
+        catalog.text.chars().count() < 14_000,
+        "{}",
+        catalog.text.len()
+    );
+    // Each name on a line of its own: nothing else is spent on a skill.
+    assert!(catalog.text.contains("\nreview-pull-request-042\n"));
+}
+
+#[test]
 fn tiers_degrade_every_entry_alike_and_never_drop_one() {
     let skills = varied_skills(30);
     let sizes = tier_sizes(&skills);
@@ -206,14 +226,17 @@ fn tiers_degrade_every_entry_alike_and_never_drop_one() {
         assert_eq!(catalog.tier, tier);
         assert_eq!(catalog.listed, 30);
         for skill in &skills {
-            assert!(
-                catalog
-                    .text
-                    .contains(&format!("<name>{}</name>", skill.name))
-            );
+            let shown = if tier == Tier::NamesOnly {
+                format!("\n{}\n", skill.name)
+            } else {
+                format!("<name>{}</name>", skill.name)
+            };
+            assert!(catalog.text.contains(&shown), "{}", catalog.text);
         }
         let descriptions = catalog.text.matches("<description>").count();
         assert_eq!(descriptions, if tier == Tier::NamesOnly { 0 } else { 30 });
+        let locations = catalog.text.matches("<location>").count();
+        assert_eq!(locations, if tier == Tier::NamesOnly { 0 } else { 30 });
     }
     let second = Catalog::new(&skills).budget(sizes[1]).render().unwrap();
     assert!(
@@ -247,7 +270,8 @@ fn search_tiers_name_the_search_and_reader_tools() {
     }
     // Names alone: the introduction promises no descriptions, and is no catalog "all you need".
     let names = aliased.clone().budget(sizes[2]).render().unwrap().text;
-    assert!(names.contains("lists each skill's name and the location of its SKILL.md only"));
+    assert!(names.contains("lists each skill's name alone, one a line"));
+    assert!(names.contains("`read_skill_file` tool at `skill://<name>/SKILL.md`"));
     assert!(!names.contains("a description of when it helps"), "{names}");
     assert!(!names.contains("all you need"), "{names}");
     let full = aliased.clone().render().unwrap().text;
