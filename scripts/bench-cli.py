@@ -7,7 +7,7 @@ a walk that lists directories and reads the first block of each skill file, and 
 else. Each round runs the floor, `list` and `catalog` once each, one after the other, so a
 machine that slows down slows all three alike; the table gives the median of the rounds and the
 ratio of the medians. Peak RSS is measured by GNU time (`/usr/bin/time -f %M`, which wraps
-every command alike), the most over the rounds. `catalog` is run without `--budget`, so it
+every command alike), the most over the rounds. `catalog` is run with `--no-budget`, so it
 lists every skill in full (what `mcp --no-budget` serves).
 
 The `mixed` shape draws its front matter features and collection layout from the seed (the
@@ -85,7 +85,7 @@ def measure(workspace, rounds, cold):
             f"find '{skills_root}' -name SKILL.md -print0 | xargs -0 -n 2000 head -q -c 4096 > /dev/null",
         ],
         "list": [SKILLBOOK, "--no-home", "--workspace", workspace, "list", "--format", "json"],
-        "catalog": [SKILLBOOK, "--no-home", "--workspace", workspace, "catalog"],
+        "catalog": [SKILLBOOK, "--no-home", "--workspace", workspace, "catalog", "--no-budget"],
     }
     if not cold:
         for command in commands.values():

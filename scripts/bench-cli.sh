@@ -33,7 +33,7 @@ if [ ! -x "$reference" ] || ! command -v hyperfine >/dev/null; then
   exit 0
 fi
 hyperfine --style none --warmup 1 --runs "$runs" --export-json "$work/h.json" \
-  "'$skillbook' --no-home --workspace '$work/small' catalog" \
+  "'$skillbook' --no-home --workspace '$work/small' catalog --no-budget" \
   "xargs -a '$work/small-dirs' -d '\\n' '$reference' to-prompt" >/dev/null 2>&1
 python3 - "$work/h.json" "$reference_skills" <<'PYTHON'
 import json, sys

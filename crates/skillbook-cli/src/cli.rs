@@ -319,8 +319,11 @@ pub(crate) struct CatalogArgs {
     pub(crate) tool_name: String,
     /// The most characters the catalog may take: it shortens every entry alike (first
     /// sentences, then names only, then no list and a search tool) until it fits.
-    #[arg(long, value_name = "CHARS")]
-    pub(crate) budget: Option<usize>,
+    #[arg(long, value_name = "CHARS", default_value_t = skillbook::DEFAULT_CATALOG_BUDGET)]
+    pub(crate) budget: usize,
+    /// Print the whole catalog, however long.
+    #[arg(long, conflicts_with = "budget")]
+    pub(crate) no_budget: bool,
 }
 
 #[derive(Debug, Args)]

@@ -207,3 +207,32 @@ fn search_finds_skills_by_task_and_never_manual_ones() {
         "No skill matches `zebra` (2 model-visible skills searched).\n"
     );
 }
+
+#[test]
+fn catalog_keeps_to_16000_characters_unless_told_otherwise() {
+    let fixture = Fixture::new();
+    let description = "Handles one chore of the back office, from intake to the final report.";
+    for number in 0..300 {
+        let name = format!("chore-{number:03}");
+        let text = format!("---\nname: {name}\ndescription: {description}\n---\n");
+        fixture.skill(&fixture.root(), &name, &text);
+    }
+    let run = |arguments: &[&str]| -> Value {
+        let output = fixture.command().args(arguments).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let default = run(&["catalog", "--format", "json"]);
+    assert!(default["catalog"].as_str().unwrap().chars().count() <= 16_000);
+    assert_eq!(default["tier"], 3, "all 300 names fit, compactly");
+    assert_eq!(default["listed"], 300);
+    let whole = run(&["catalog", "--no-budget", "--format", "json"]);
+    assert_eq!(whole["tier"], 1);
+    assert!(whole["catalog"].as_str().unwrap().chars().count() > 16_000);
+    let refused = fixture
+        .command()
+        .args(["catalog", "--no-budget", "--budget", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "the two options conflict");
+}

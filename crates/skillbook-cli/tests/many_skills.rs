@@ -119,7 +119,7 @@ fn list_json_holds_every_skill_and_diagnostic_in_the_order_of_list_text() {
 #[test]
 fn catalog_lists_every_model_visible_skill_once_and_prints_every_diagnostic() {
     let workspace = tree();
-    let catalog = skillbook(workspace.path(), &["catalog"]);
+    let catalog = skillbook(workspace.path(), &["catalog", "--no-budget"]);
     let text = String::from_utf8(catalog.stdout).unwrap();
     let listed = text.matches("<skill>").count();
     let list: Value =
@@ -142,7 +142,11 @@ fn catalog_lists_every_model_visible_skill_once_and_prints_every_diagnostic() {
     );
     // The JSON form carries the same catalog and the same diagnostics.
     let json: Value = serde_json::from_slice(
-        &skillbook(workspace.path(), &["catalog", "--format", "json"]).stdout,
+        &skillbook(
+            workspace.path(),
+            &["catalog", "--no-budget", "--format", "json"],
+        )
+        .stdout,
     )
     .unwrap();
     assert_eq!(

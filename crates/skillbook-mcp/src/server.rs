@@ -28,7 +28,7 @@ pub const DEFAULT_PAGE_SIZE: usize = 50;
 /// The most characters of the instructions (the catalog) unless
 /// [`ServerBuilder::instructions_budget`] says otherwise: past it the catalog shortens every
 /// entry alike, down to no list at all, and the server offers `search_skills`.
-pub const DEFAULT_INSTRUCTIONS_BUDGET: usize = 16_000;
+pub const DEFAULT_INSTRUCTIONS_BUDGET: usize = skillbook::DEFAULT_CATALOG_BUDGET;
 
 /// How many requests touch the disk at once unless [`ServerBuilder::concurrency`] says
 /// otherwise. Each holds a few descriptors and at most one file's bytes, so this also bounds

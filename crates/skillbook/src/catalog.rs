@@ -21,6 +21,11 @@ pub const SEARCH_SKILLS: &str = "search_skills";
 /// the `…` included.
 pub const SHORT_DESCRIPTION_CHARACTERS: usize = 120;
 
+/// The catalog budget (characters) hosts start from: the runtime's, `skillbook catalog`'s and
+/// the MCP server's instructions' unless told otherwise. 500 typical names fit in it at
+/// [`Tier::NamesOnly`].
+pub const DEFAULT_CATALOG_BUDGET: usize = 16_000;
+
 const INTRODUCTION: &str = include_str!("catalog/introduction.md");
 /// Tier 3's introduction: it promises no descriptions, and sends the model to search.
 const INTRODUCTION_NAMES: &str = include_str!("catalog/introduction_names.md");

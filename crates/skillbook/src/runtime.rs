@@ -197,7 +197,7 @@ impl SkillRuntime {
         SkillRuntime {
             resolver,
             cache: Arc::new(DiscoveryCache::new()),
-            catalog_budget: None,
+            catalog_budget: Some(crate::DEFAULT_CATALOG_BUDGET),
             selected_limits: SelectedLimits::default(),
             activate_tool: false,
             policy: None,
@@ -216,10 +216,18 @@ impl SkillRuntime {
     }
 
     /// The catalog's character budget: the first [`crate::Tier`] that fits is used, and from
-    /// [`crate::Tier::NamesOnly`] on the run also offers `search_skills`. Default: none.
+    /// [`crate::Tier::NamesOnly`] on the run also offers `search_skills`. Default:
+    /// [`crate::DEFAULT_CATALOG_BUDGET`].
     #[must_use]
     pub fn catalog_budget(mut self, characters: usize) -> Self {
         self.catalog_budget = Some(characters);
+        self
+    }
+
+    /// No catalog budget: every skill in full, however long the catalog gets.
+    #[must_use]
+    pub fn unbudgeted_catalog(mut self) -> Self {
+        self.catalog_budget = None;
         self
     }
 

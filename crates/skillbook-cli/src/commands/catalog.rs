@@ -26,7 +26,8 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
     });
     let mut catalog = Catalog::from_entries(shown.entries());
     catalog = catalog.reader(&args.tool_name);
-    if let Some(budget) = args.budget {
+    let budget = (!args.no_budget).then_some(args.budget);
+    if let Some(budget) = budget {
         catalog = catalog.budget(budget);
     }
     match common.format {
@@ -44,7 +45,7 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
             {
                 eprintln!(
                     "{}",
-                    tier_note(written.tier, written.over_budget, args.budget.unwrap_or(0))
+                    tier_note(written.tier, written.over_budget, budget.unwrap_or(0))
                 );
             }
         }

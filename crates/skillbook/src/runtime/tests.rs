@@ -552,6 +552,29 @@ fn many_skills(fixture: &Fixture, count: usize) {
 }
 
 #[test]
+fn the_catalog_keeps_to_the_default_budget_unless_told_otherwise() {
+    let fixture = Fixture::new();
+    many_skills(&fixture, 200);
+    let run = fixture.runtime().prepare(RunRequest::new("")).unwrap();
+    let catalog = run.catalog.as_ref().unwrap();
+    assert!(catalog.text.chars().count() <= crate::DEFAULT_CATALOG_BUDGET);
+    assert_eq!(
+        (catalog.tier, catalog.listed),
+        (crate::Tier::NamesOnly, 200)
+    );
+    assert_eq!(tool_names(&run), ["read_file", "search_skills"]);
+
+    let run = fixture
+        .runtime()
+        .unbudgeted_catalog()
+        .prepare(RunRequest::new(""))
+        .unwrap();
+    let catalog = run.catalog.as_ref().unwrap();
+    assert_eq!((catalog.tier, catalog.listed), (crate::Tier::Full, 200));
+    assert!(catalog.text.chars().count() > crate::DEFAULT_CATALOG_BUDGET);
+}
+
+#[test]
 fn a_catalog_that_lists_names_only_comes_with_search() {
     let fixture = Fixture::new();
     many_skills(&fixture, 12);
