@@ -659,3 +659,29 @@ fn ssh_urls_run_ssh_as_git_does() {
         "{calls}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_skill_folder_that_is_a_link_or_too_large_in_a_repository_is_not_installed() {
+    let repository = Repository::new();
+    // `skills/evil` is a link to a folder outside the repository, and `skills/huge` holds a
+    // file over the 16 MiB limit.
+    std::os::unix::fs::symlink("/etc", repository.path().join("skills/evil")).unwrap();
+    source_tree::skill(repository.path(), "skills/huge", "huge", "");
+    let big = vec![b'x'; 16 * 1024 * 1024 + 1];
+    fs::write(repository.path().join("skills/huge/data.bin"), big).unwrap();
+    repository.commit("hostile");
+    let workspace = Workspace::new();
+
+    let refused = workspace.json(&["add", &repository.url(), "--skill", "evil", "--yes"], 1);
+    assert_eq!(refused["error"], "no_skill_found", "{refused}");
+    let refused = workspace.json(&["add", &repository.url(), "--skill", "huge", "--yes"], 1);
+    assert!(
+        refused["message"].as_str().unwrap().contains("data.bin"),
+        "{refused}"
+    );
+    assert!(!workspace.skills().exists());
+    // The rest of the repository still installs.
+    workspace.json(&["add", &repository.url(), "--skill", "review", "--yes"], 0);
+    assert!(workspace.skills().join("review/SKILL.md").is_file());
+}
