@@ -41,8 +41,9 @@ const SEARCH_ONLY: &str = include_str!("catalog/search_only.md");
 pub enum Tier {
     /// Tier 1: name, description and location of every skill.
     Full,
-    /// Tier 2: each description cut to its first sentence, at most
-    /// [`SHORT_DESCRIPTION_CHARACTERS`].
+    /// Tier 2: each description shortened to its first sentence and, when a later sentence
+    /// says when to use the skill ("Use when …"), that sentence (cut at a clause boundary, or
+    /// kept alone in preference to the first), at most [`SHORT_DESCRIPTION_CHARACTERS`].
     FirstSentence,
     /// Tier 3: the names alone, one a line with no markup around them, each read as
     /// `skill://<name>/SKILL.md`; the model searches for descriptions.
@@ -416,7 +417,7 @@ impl<'a> CatalogEntry<'a> {
         out.write_str("</name>\n")?;
         let description = match tier {
             Tier::Full => Some(Cow::Borrowed(self.description.trim())),
-            Tier::FirstSentence => Some(first_sentence(&self.description)),
+            Tier::FirstSentence => Some(short_description(&self.description)),
             Tier::NamesOnly | Tier::SearchOnly => None,
         };
         if let Some(description) = description {
@@ -630,15 +631,7 @@ impl<'de> serde::Deserialize<'de> for Fingerprint {
 /// boundary and ends with `…`.
 fn first_sentence(description: &str) -> Cow<'_, str> {
     let text = description.trim();
-    let end = text
-        .char_indices()
-        .find(|&(index, c)| {
-            matches!(c, '.' | '!' | '?')
-                && text[index + c.len_utf8()..].starts_with(char::is_whitespace)
-                && !(c == '.' && ends_with_abbreviation(&text[..index]))
-        })
-        .map_or(text.len(), |(index, c)| index + c.len_utf8());
-    let sentence = &text[..end];
+    let sentence = &text[..sentence_end(text)];
     let sentence: Cow<'_, str> =
         if sentence.contains(|c: char| c.is_whitespace() && c != ' ') || sentence.contains("  ") {
             Cow::Owned(sentence.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -661,6 +654,73 @@ fn first_sentence(description: &str) -> Cow<'_, str> {
         "{}…",
         sentence[..cut].trim_end_matches([' ', ',', ';', ':'])
     ))
+}
+
+/// Where the first sentence of `text` ends (after its `.`, `!` or `?`; a dot after an
+/// abbreviation or initials ends none), or its length.
+fn sentence_end(text: &str) -> usize {
+    text.char_indices()
+        .find(|&(index, c)| {
+            matches!(c, '.' | '!' | '?')
+                && text[index + c.len_utf8()..].starts_with(char::is_whitespace)
+                && !(c == '.' && ends_with_abbreviation(&text[..index]))
+        })
+        .map_or(text.len(), |(index, c)| index + c.len_utf8())
+}
+
+/// How a sentence telling when to use a skill begins (compared without case).
+const USE_CLAUSES: [&str; 6] = [
+    "use when",
+    "use for",
+    "use this",
+    "use it",
+    "use to",
+    "used when",
+];
+
+/// A description as tier 2 shows it, within [`SHORT_DESCRIPTION_CHARACTERS`]: its first
+/// sentence and, when a later sentence says when to use the skill ("Use when …"), that sentence
+/// too — cut at a clause boundary when both do not fit whole, and alone, in preference to the
+/// first sentence, when even that does not fit.
+fn short_description(description: &str) -> Cow<'_, str> {
+    let first = first_sentence(description);
+    let says_when = |sentence: &str| {
+        let lower = sentence.trim_start().to_lowercase();
+        USE_CLAUSES.iter().any(|clause| lower.starts_with(clause))
+    };
+    if first.ends_with('…') || says_when(&first) {
+        return first;
+    }
+    let text: String = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut rest = text.get(first.len()..).unwrap_or_default().trim_start();
+    let clause = loop {
+        if rest.is_empty() {
+            return first;
+        }
+        let end = sentence_end(rest);
+        if says_when(&rest[..end]) {
+            break &rest[..end];
+        }
+        rest = rest[end..].trim_start();
+    };
+    let room = SHORT_DESCRIPTION_CHARACTERS.saturating_sub(first.chars().count() + 1);
+    if clause.chars().count() <= room {
+        return Cow::Owned(format!("{first} {clause}"));
+    }
+    // The clause up to its last `,`, `;`, `:` or dash that leaves room for the `…`.
+    let mut cut = None;
+    for (count, (index, c)) in clause.char_indices().enumerate() {
+        if count >= room {
+            break;
+        }
+        if matches!(c, ',' | ';' | ':' | '—') && clause[index + c.len_utf8()..].starts_with(' ') {
+            cut = Some(index);
+        }
+    }
+    match cut {
+        Some(cut) if cut > 0 => Cow::Owned(format!("{first} {}…", clause[..cut].trim_end())),
+        _ => Cow::Owned(first_sentence(clause).into_owned()),
+    }
 }
 
 /// Abbreviations whose dot ends no sentence (compared without case).

@@ -164,7 +164,9 @@ fn print_json(catalog: &Catalog<'_>, diagnostics: &[Diagnostic]) -> anyhow::Resu
 fn tier_note(tier: Tier, over_budget: bool, budget: usize) -> String {
     let shown = match tier {
         Tier::Full => "full entries",
-        Tier::FirstSentence => "descriptions cut to their first sentence",
+        Tier::FirstSentence => {
+            "descriptions shortened to their first sentence and their use-when sentence"
+        }
         Tier::NamesOnly => {
             "names only, each read as skill://<name>/SKILL.md; the model searches for the rest"
         }

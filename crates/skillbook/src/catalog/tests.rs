@@ -242,9 +242,13 @@ fn tiers_degrade_every_entry_alike_and_never_drop_one() {
     assert!(
         second
             .text
-            .contains("<description>Handles task number 7 of the suite.</description>")
+            .contains("<description>Handles task number 7 of the suite. Use it when the user asks for task 7, or anything near it…</description>")
     );
-    assert!(second.text.contains("cut to their first sentence"));
+    assert!(
+        second
+            .text
+            .contains("shortened to fit (first sentence, and when to use the skill)")
+    );
     assert!(!second.text.contains("search_skills"));
 }
 
@@ -292,6 +296,41 @@ fn the_same_skills_and_budget_give_the_same_bytes_in_any_order() {
         let first = Catalog::new(&skills).budget(budget).render().unwrap();
         let second = Catalog::new(&reversed).budget(budget).render().unwrap();
         assert_eq!(first, second);
+    }
+}
+
+#[test]
+fn tier_two_keeps_the_sentence_that_says_when_to_use_the_skill() {
+    assert_eq!(
+        short_description("Fill PDF forms. It has many options. Use when asked for a form."),
+        "Fill PDF forms. Use when asked for a form."
+    );
+    // Both do not fit whole: the use clause is cut at a clause boundary.
+    let text = "Handles task number 7 of the suite. Use it when the user asks for task 7, or \
+                anything near it; it also explains the edge cases at some length.";
+    assert_eq!(
+        short_description(text),
+        "Handles task number 7 of the suite. Use it when the user asks for task 7, or anything \
+         near it…"
+    );
+    // No room beside the first sentence: the use clause is kept instead of it.
+    let long_first = format!("{} end. Use when asked for help.", "word ".repeat(20));
+    assert_eq!(short_description(&long_first), "Use when asked for help.");
+    // Without a use clause, or with one in the first sentence, it is the first sentence.
+    assert_eq!(short_description("Fill forms. Then stop."), "Fill forms.");
+    assert_eq!(
+        short_description("Use this for forms. Use when asked."),
+        "Use this for forms."
+    );
+    assert_eq!(
+        short_description("Query the U.S. census data. Use when asked."),
+        "Query the U.S. census data. Use when asked."
+    );
+    for text in [
+        "数".repeat(300),
+        format!("A. {}", "Use when x, ".repeat(500)),
+    ] {
+        assert!(short_description(&text).chars().count() <= SHORT_DESCRIPTION_CHARACTERS);
     }
 }
 
