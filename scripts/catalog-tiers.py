@@ -35,7 +35,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 500, 5000, 50000])
     arguments = parser.parse_args()
-    print("| skills | tier 1 (full) | tier 2 (first sentences) | tier 3 (names) "
+    print("| skills | tier 1 (full) | tier 2 (shortened) | tier 3 (names) "
           "| tier 4 (search only) | at 16,000 |")
     print("|---:|---:|---:|---:|---:|---|")
     for size in arguments.sizes:
