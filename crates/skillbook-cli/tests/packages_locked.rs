@@ -13,7 +13,7 @@
 mod source_tree;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use assert_cmd::Command;
@@ -92,25 +92,10 @@ impl Fixture {
     }
 }
 
-/// Rewrites a file with content of the same size (the case of its last letter toggled) and puts
-/// its modification time back.
-fn edit_keeping_size_and_times(path: &Path) {
-    let before = fs::metadata(path).unwrap();
-    let modified = before.modified().unwrap();
-    let mut content = fs::read(path).unwrap();
-    let last = content.len() - 2;
-    content[last] ^= 0x20;
-    fs::write(path, &content).unwrap();
-    let file = fs::File::options().write(true).open(path).unwrap();
-    file.set_modified(modified).unwrap();
-    assert_eq!(fs::metadata(path).unwrap().len(), before.len());
-    assert_eq!(fs::metadata(path).unwrap().modified().unwrap(), modified);
-}
-
 #[test]
 fn a_drifted_or_unlocked_skill_is_reported_and_never_listed() {
     let fixture = Fixture::new();
-    edit_keeping_size_and_times(&fixture.skills().join("review/scripts/run.sh"));
+    source_tree::edit_keeping_size_and_times(&fixture.skills().join("review/scripts/run.sh"));
 
     let (names, diagnostics) = fixture.listed(&["--locked"]);
     assert_eq!(names, ["deploy"]);
@@ -187,7 +172,7 @@ fn a_lock_that_cannot_be_read_refuses_its_whole_folder() {
 #[tokio::test]
 async fn an_mcp_client_never_sees_a_refused_skill() {
     let fixture = Fixture::new();
-    edit_keeping_size_and_times(&fixture.skills().join("review/SKILL.md"));
+    source_tree::edit_keeping_size_and_times(&fixture.skills().join("review/SKILL.md"));
     let command = fixture.command(&["--locked", "mcp"]);
     let child = TokioChildProcess::new(tokio::process::Command::from(command)).unwrap();
     let client = ().serve(child).await.unwrap();
@@ -219,7 +204,7 @@ async fn a_skill_edited_after_the_server_started_is_not_read() {
     assert_eq!(before.is_error, Some(false), "{before:?}");
 
     // An edit deep in the skill that keeps the file's size and times.
-    edit_keeping_size_and_times(&script);
+    source_tree::edit_keeping_size_and_times(&script);
     let after = client.call_tool(call()).await.unwrap();
     assert_eq!(after.is_error, Some(true), "{after:?}");
     let answer = after.structured_content.unwrap_or_default().to_string();

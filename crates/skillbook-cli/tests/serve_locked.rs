@@ -39,21 +39,6 @@ fn listed(address: &str) -> Vec<String> {
     names
 }
 
-/// Rewrites a file with content of the same size and puts its modification time back.
-fn edit_keeping_size_and_times(path: &Path) {
-    let modified = fs::metadata(path).unwrap().modified().unwrap();
-    let mut content = fs::read(path).unwrap();
-    let last = content.len() - 2;
-    content[last] ^= 0x20;
-    fs::write(path, &content).unwrap();
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(modified)
-        .unwrap();
-}
-
 #[test]
 fn a_tenants_lock_decides_what_is_served() {
     let directory = tempfile::tempdir().unwrap();
@@ -99,7 +84,7 @@ fn a_tenants_lock_decides_what_is_served() {
         "{before}"
     );
 
-    edit_keeping_size_and_times(&skills.join("review/notes.md"));
+    source_tree::edit_keeping_size_and_times(&skills.join("review/notes.md"));
     let after = mcp(&server.address, Some(ALPHA), &read_notes)
         .unwrap()
         .json();

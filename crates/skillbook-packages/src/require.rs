@@ -79,90 +79,86 @@ impl RequireLock {
     }
 }
 
+/// Why a skill of a locked folder is refused.
+enum Refusal {
+    /// Its lock cannot be read: why.
+    LockUnreadable(String),
+    /// The lock does not name it.
+    NotLocked,
+    /// Its files differ from the lock's.
+    Drifted(Drift),
+}
+
+impl RequireLock {
+    /// The verdict on the skill in `directory`: `None` when it is not in a locked folder or
+    /// matches its lock, else the lock and why it is refused (with the skill's name).
+    fn verdict(&self, directory: &Path) -> Option<(&Path, String, Refusal)> {
+        let root = self
+            .roots
+            .iter()
+            .find(|root| directory.parent() == Some(root.folder.as_path()))?;
+        let name = directory
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let refusal = match &root.lock {
+            Err(error) => Refusal::LockUnreadable(error.clone()),
+            Ok(lock) => match lock.get(&name) {
+                None => Refusal::NotLocked,
+                Some(entry) => Refusal::Drifted(compare(&root.target, &name, entry)?),
+            },
+        };
+        Some((root.target.lock_path(), name, refusal))
+    }
+}
+
 impl Admission for RequireLock {
     /// Checks the skill's files again before a read: an edit since discovery (whatever it
     /// keeps of sizes and times) refuses the read. The message names no server path.
     fn recheck(&self, directory: &Path) -> Result<(), String> {
-        let Some(root) = self
-            .roots
-            .iter()
-            .find(|root| directory.parent() == Some(root.folder.as_path()))
-        else {
+        let Some((_, name, refusal)) = self.verdict(directory) else {
             return Ok(());
         };
-        let name = directory
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let Ok(lock) = &root.lock else {
-            return Err(format!("the lock of skill `{name}` cannot be read"));
-        };
-        let Some(entry) = lock.get(&name) else {
-            return Err(format!("skill `{name}` is not in the lock"));
-        };
-        match compare(&root.target, &name, entry) {
-            None => Ok(()),
-            Some(drift) => Err(format!(
+        Err(match refusal {
+            Refusal::LockUnreadable(_) => format!("the lock of skill `{name}` cannot be read"),
+            Refusal::NotLocked => format!("skill `{name}` is not in the lock"),
+            Refusal::Drifted(drift) => format!(
                 "skill `{name}` no longer matches the lock ({})",
                 describe(&drift)
-            )),
-        }
+            ),
+        })
     }
 
     fn admit(&self, skill: &Skill) -> Result<(), Diagnostic> {
-        let directory = skill.directory();
-        let Some(root) = self
-            .roots
-            .iter()
-            .find(|root| directory.parent() == Some(root.folder.as_path()))
-        else {
+        let Some((lock, name, refusal)) = self.verdict(skill.directory()) else {
             return Ok(());
         };
-        let name = directory
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let lock_path = root.target.lock_path();
-        let lock = match &root.lock {
-            Ok(lock) => lock,
-            Err(error) => {
-                return Err(refusal(
-                    DiagnosticCode::LockMismatch,
-                    skill.location(),
-                    format!("skill `{name}` is not shown: the lock cannot be read ({error})"),
-                ));
-            }
-        };
-        let Some(entry) = lock.get(&name) else {
-            return Err(refusal(
+        let (code, message) = match refusal {
+            Refusal::LockUnreadable(error) => (
+                DiagnosticCode::LockMismatch,
+                format!("skill `{name}` is not shown: the lock cannot be read ({error})"),
+            ),
+            Refusal::NotLocked => (
                 DiagnosticCode::NotLocked,
-                skill.location(),
                 format!(
                     "skill `{name}` is not in {} and is not shown while the lock is required. \
                      Add it with `skillbook add`, or remove its folder",
-                    lock_path.display()
+                    lock.display()
                 ),
-            ));
-        };
-        match compare(&root.target, &name, entry) {
-            None => Ok(()),
-            Some(drift) => Err(refusal(
+            ),
+            Refusal::Drifted(drift) => (
                 DiagnosticCode::LockMismatch,
-                skill.location(),
                 format!(
                     "skill `{name}` differs from {} ({}) and is not shown while the lock is \
                      required. `skillbook install` restores the locked files; `skillbook update \
                      {name}` locks its source's new version",
-                    lock_path.display(),
+                    lock.display(),
                     describe(&drift)
                 ),
-            )),
-        }
+            ),
+        };
+        Err(Diagnostic::error(code, skill.location(), message))
     }
-}
-
-fn refusal(code: DiagnosticCode, location: &Path, message: String) -> Diagnostic {
-    Diagnostic::error(code, location, message)
 }
 
 /// What differs, in a few words.

@@ -2,6 +2,10 @@
 //! [`GitSource::subpath`], and a restore that takes each skill from the folder its lock names
 //! even when another skill of the same name comes first in the repository.
 
+#[path = "support/git.rs"]
+mod support_git;
+use support_git::git;
+
 use std::fs;
 use std::path::Path;
 
@@ -14,20 +18,6 @@ fn skill(root: &Path, folder: &str, name: &str, description: &str) -> std::io::R
     fs::create_dir_all(&folder)?;
     let text = format!("---\nname: {name}\ndescription: {description}\n---\n# Steps\n");
     fs::write(folder.join("SKILL.md"), text)
-}
-
-/// Runs git (the tests make repositories with it; the library never runs it).
-fn git(folder: &Path, arguments: &[&str]) -> Result {
-    let status = std::process::Command::new("git")
-        .current_dir(folder)
-        .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(arguments)
-        .status()?;
-    if !status.success() {
-        return Err(format!("git {arguments:?} failed").into());
-    }
-    Ok(())
 }
 
 #[test]

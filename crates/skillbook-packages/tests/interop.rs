@@ -3,6 +3,10 @@
 //! Node 22 (`tests/fixtures`); the skill trees are rebuilt here byte for byte (as a git
 //! repository for the lock the tool wrote for a `file://` source).
 
+#[path = "support/git.rs"]
+mod support_git;
+use support_git::git;
+
 use std::fs;
 use std::path::Path;
 
@@ -134,25 +138,6 @@ fn a_lock_the_skills_tool_wrote_installs_checked_by_its_computed_hash() -> Resul
     assert!(message.starts_with("gamma: "), "{message}");
     assert!(message.contains("no longer matches the lock"), "{message}");
     assert!(!workspace.path().join(".agents/skills/gamma").exists());
-    Ok(())
-}
-
-/// Runs git (the tests make repositories with it; the library never runs it).
-fn git(folder: &Path, arguments: &[&str]) -> Result {
-    let status = std::process::Command::new("git")
-        .current_dir(folder)
-        .args([
-            "-c",
-            "user.name=fixture",
-            "-c",
-            "user.email=fixture@example.com",
-        ])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(arguments)
-        .status()?;
-    if !status.success() {
-        return Err(format!("git {arguments:?} failed").into());
-    }
     Ok(())
 }
 
