@@ -14,7 +14,6 @@ mod serving;
 mod source_tree;
 
 use std::fs;
-use std::path::Path;
 
 use serde_json::{Value, json};
 use serving::{ALPHA, Server, call, mcp};
