@@ -424,12 +424,17 @@ fn read_sources(
         };
         let fetched = git::fetch(&source, revision)?;
         // One plan over the whole tree reads every skill of the group; one found in another
-        // folder than its lock's (two skills of one name) is read again from its own folder.
-        let plan = Add::new(Source::Git(source.clone()))
+        // folder than its lock's (two skills of one name), or not found from the top (inside
+        // another skill's folder, which discovery does not search), is read from its own folder.
+        let whole = Add::new(Source::Git(source.clone()))
             .skills(group.iter().map(|(name, _)| name.clone()))
             .check(check)
-            .plan_fetched(&source, &fetched, "", target)?;
-        let mut skills = plan.into_skills();
+            .plan_fetched(&source, &fetched, "", target);
+        let mut skills = match whole {
+            Ok(plan) => plan.into_skills(),
+            Err(PackageError::SkillNotInSource { .. }) => Vec::new(),
+            Err(error) => return Err(error),
+        };
         for (name, folder) in group {
             let position = skills.iter().position(|skill| skill.name() == name);
             let skill = match position.map(|position| skills.swap_remove(position)) {

@@ -52,3 +52,29 @@ fn a_folder_of_a_repository_is_installed_and_restored_from_that_folder() -> Resu
     assert!(verify(&target)?.is_clean());
     Ok(())
 }
+
+#[test]
+fn a_skill_inside_another_skills_folder_is_restored_from_its_own_folder() -> Result {
+    let repository = tempfile::tempdir()?;
+    // Discovery from the top stops at `outer` (the leaf rule) and never sees `inner`.
+    skill(repository.path(), "outer", "outer", "Outer.")?;
+    skill(repository.path(), "outer/inner", "inner", "Inner.")?;
+    git(repository.path(), &["init", "-q", "-b", "main"])?;
+    git(repository.path(), &["add", "-A"])?;
+    git(repository.path(), &["commit", "-q", "-m", "skills"])?;
+    let url = format!("file://{}", repository.path().display());
+    let workspace = tempfile::tempdir()?;
+    let target = Target::workspace(workspace.path());
+    let source = GitSource::url(&url, None)?.subpath("outer/inner")?;
+    Add::new(Source::Git(source))
+        .plan(&target)?
+        .install(&target)?;
+
+    fs::remove_dir_all(workspace.path().join(".agents/skills"))?;
+    let report = install(&target, InstallMode::Restore)?;
+    assert_eq!(report.restored.len(), 1);
+    let text = fs::read_to_string(workspace.path().join(".agents/skills/inner/SKILL.md"))?;
+    assert!(text.contains("Inner."), "{text}");
+    assert!(verify(&target)?.is_clean());
+    Ok(())
+}
