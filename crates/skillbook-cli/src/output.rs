@@ -97,7 +97,7 @@ impl<W: Write> PrettyObject<W> {
     /// Writes the field `name` with `value`, pretty-printed.
     pub(crate) fn field(&mut self, name: &str, value: &impl Serialize) -> io::Result<()> {
         self.field_with(name, |out| {
-            serde_json::to_writer_pretty(Indented::new(out, 2), value).map_err(io::Error::from)
+            to_writer_pretty_at(out, 1, value).map_err(io::Error::from)
         })
     }
 
@@ -124,37 +124,98 @@ impl<W: Write> PrettyObject<W> {
     }
 }
 
-/// Writes pretty JSON `depth` spaces further in: after each line break. JSON strings hold no
-/// line breaks (they are escaped), so every line break is one of the printer's.
-pub(crate) struct Indented<W> {
-    inner: W,
+/// Writes `value` as the pretty printer does (two spaces a level), as if it stood `depth`
+/// levels into a larger document: every line after the first starts `depth` levels further in.
+pub(crate) fn to_writer_pretty_at(
+    out: impl Write,
     depth: usize,
+    value: &(impl Serialize + ?Sized),
+) -> serde_json::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(out, Nested::at(depth));
+    value.serialize(&mut serializer)
 }
 
-impl<W: Write> Indented<W> {
-    pub(crate) fn new(inner: W, depth: usize) -> Self {
-        Indented { inner, depth }
+/// serde_json's pretty formatter, starting `depth` levels in: the same bytes the pretty printer
+/// writes for a value at that place in a document.
+struct Nested {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Nested {
+    fn at(depth: usize) -> Self {
+        Nested {
+            depth,
+            has_value: false,
+        }
+    }
+
+    fn line(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        const SPACES: &[u8] = b"\n                                ";
+        let wanted = 1 + 2 * self.depth;
+        if wanted <= SPACES.len() {
+            return out.write_all(&SPACES[..wanted]);
+        }
+        out.write_all(b"\n")?;
+        (0..self.depth).try_for_each(|_| out.write_all(b"  "))
     }
 }
 
-impl<W: Write> Write for Indented<W> {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        const SPACES: &[u8] = b"        ";
-        let indent = &SPACES[..self.depth.min(SPACES.len())];
-        let mut lines = bytes.split(|byte| *byte == b'\n');
-        if let Some(first) = lines.next() {
-            self.inner.write_all(first)?;
-        }
-        for line in lines {
-            self.inner.write_all(b"\n")?;
-            self.inner.write_all(indent)?;
-            self.inner.write_all(line)?;
-        }
-        Ok(bytes.len())
+impl serde_json::ser::Formatter for Nested {
+    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        out.write_all(b"[")
     }
 
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.line(out)?;
+        }
+        out.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        if !first {
+            out.write_all(b",")?;
+        }
+        self.line(out)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        out.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.line(out)?;
+        }
+        out.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        if !first {
+            out.write_all(b",")?;
+        }
+        self.line(out)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        out.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
 }
 
@@ -327,5 +388,30 @@ mod tests {
         assert_eq!(String::from_utf8(written).unwrap(), expected);
         let empty = PrettyObject::new(Vec::new()).end().unwrap();
         assert_eq!(empty, b"{}\n");
+    }
+
+    #[test]
+    fn a_value_written_levels_in_matches_the_pretty_printer_there() {
+        let value = serde_json::json!({
+            "text": "a\nb",
+            "list": [{"x": [1, [], {}]}, {}],
+            "deeper": [[[[[[[[[[[[[[[[[[["bottom"]]]]]]]]]]]]]]]]]]],
+        });
+        for depth in [0, 1, 2, 17] {
+            let document = (0..depth).fold(value.clone(), |inner, _| serde_json::json!([inner]));
+            let expected = serde_json::to_string_pretty(&document).unwrap();
+            let mut written: Vec<u8> = (1..=depth)
+                .flat_map(|level| format!("[\n{}", "  ".repeat(level)).into_bytes())
+                .collect();
+            to_writer_pretty_at(&mut written, depth, &value).unwrap();
+            for level in (0..depth).rev() {
+                written.extend_from_slice(format!("\n{}]", "  ".repeat(level)).as_bytes());
+            }
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                expected,
+                "depth {depth}"
+            );
+        }
     }
 }

@@ -10,6 +10,7 @@ use crate::skill::Skill;
 use crate::sources::ProvidedSkill;
 
 mod output;
+mod shorten;
 
 /// The read tool's name: what the catalog tells the model to call, and what a policy sees
 /// every read as.
@@ -17,9 +18,10 @@ pub const READ_FILE: &str = "read_file";
 /// The search tool's name: what a shortened catalog tells the model to call, and what a policy
 /// sees every search as.
 pub const SEARCH_SKILLS: &str = "search_skills";
-/// The most characters of a description cut to its first sentence ([`Tier::FirstSentence`]),
-/// the `…` included.
-pub const SHORT_DESCRIPTION_CHARACTERS: usize = 120;
+/// The fewest characters [`Tier::Shortened`] gives each description (the `…` included): with a
+/// smaller share of the budget a description says too little, and the names alone, with search,
+/// serve the model better.
+pub const MIN_DESCRIPTION_SHARE: usize = 40;
 
 /// The catalog budget (characters) hosts start from: the runtime's, `skillbook catalog`'s and
 /// the MCP server's instructions' unless told otherwise. 500 typical names fit in it at
@@ -41,10 +43,11 @@ const SEARCH_ONLY: &str = include_str!("catalog/search_only.md");
 pub enum Tier {
     /// Tier 1: name, description and location of every skill.
     Full,
-    /// Tier 2: each description shortened to its first sentence and, when a later sentence
-    /// says when to use the skill ("Use when …"), that sentence (cut at a clause boundary, or
-    /// kept alone in preference to the first), at most [`SHORT_DESCRIPTION_CHARACTERS`].
-    FirstSentence,
+    /// Tier 2: each description cut to the same number of characters, as many as the budget
+    /// allows (an equal share; at least [`MIN_DESCRIPTION_SHARE`]), at a sentence or clause
+    /// boundary: its sentences from the first on, as many as fit, with a later sentence that
+    /// says when to use the skill ("Use when …") kept in preference to the ones before it.
+    Shortened,
     /// Tier 3: the names alone, one a line with no markup around them, each read as
     /// `skill://<name>/SKILL.md`; the model searches for descriptions.
     NamesOnly,
@@ -56,7 +59,7 @@ impl Tier {
     /// Every tier, largest first.
     pub const ALL: [Tier; 4] = [
         Tier::Full,
-        Tier::FirstSentence,
+        Tier::Shortened,
         Tier::NamesOnly,
         Tier::SearchOnly,
     ];
@@ -65,7 +68,7 @@ impl Tier {
     pub fn number(self) -> u8 {
         match self {
             Tier::Full => 1,
-            Tier::FirstSentence => 2,
+            Tier::Shortened => 2,
             Tier::NamesOnly => 3,
             Tier::SearchOnly => 4,
         }
@@ -90,9 +93,9 @@ impl Tier {
 /// 4. The surrounding instructions name the reader tool ([`Catalog::reader`]).
 /// 5. With a budget, the catalog degrades for all skills alike, never by dropping some
 ///    (SPEC §12), in [`Tier`]s tried in order until it fits: full entries; each description cut
-///    to its first sentence (at most 120 characters, at a word boundary, with `…`); names and
-///    locations only, with the instruction to search (`search_skills`) for the rest; and no list
-///    at all, only the instruction to search. A budget below the last tier's size still gets it
+///    to an equal share of the budget at a sentence or clause boundary, keeping the sentence
+///    that says when to use the skill; the names alone, with the instruction to search
+///    (`search_skills`) for the rest; and no list at all, only the instruction to search. A budget below the last tier's size still gets it
 ///    (never nothing), and [`RenderedCatalog::over_budget`] says so.
 ///
 /// ```
@@ -159,19 +162,10 @@ impl<'a> Catalog<'a> {
     /// Renders the catalog, or `None` when no skill is model-visible.
     pub fn render(&self) -> Option<RenderedCatalog> {
         let entries = self.visible_sorted()?;
-        let mut rendered = None;
-        for tier in Tier::ALL {
-            let text = self.render_tier(tier, &entries);
-            let size = text.chars().count();
-            let fits = self.budget.is_none_or(|budget| size <= budget);
-            rendered = Some((tier, text, size));
-            if fits {
-                break;
-            }
-        }
-        let (tier, text, size) = rendered?;
-        let over_budget = self.budget.is_some_and(|budget| size > budget);
-        let summary = WrittenCatalog::new(Fingerprint::of(&text), tier, entries.len(), over_budget);
+        let (fit, over_budget) = self.fitting(&entries);
+        let text = self.render_fit(fit, &entries);
+        let summary =
+            WrittenCatalog::new(Fingerprint::of(&text), fit.tier, entries.len(), over_budget);
         Some(RenderedCatalog::from_summary(text, summary))
     }
 
@@ -190,13 +184,13 @@ impl<'a> Catalog<'a> {
         let Some(entries) = self.visible_sorted() else {
             return Ok(None);
         };
-        let (tier, over_budget) = self.fitting_tier(&entries);
+        let (fit, over_budget) = self.fitting(&entries);
         let mut writer = output::Writer::new(out);
-        let written = self.write_tier(tier, &entries, &mut writer);
+        let written = self.write_fit(fit, &entries, &mut writer);
         let fingerprint = writer.finish(written)?;
         Ok(Some(WrittenCatalog::new(
             fingerprint,
-            tier,
+            fit.tier,
             entries.len(),
             over_budget,
         )))
@@ -230,39 +224,83 @@ impl<'a> Catalog<'a> {
     }
 
     /// The first tier of `entries` (sorted, model-visible) that fits the budget, each measured
-    /// without being kept, and whether even the last is over it.
-    fn fitting_tier(&self, entries: &[Listed<'_>]) -> (Tier, bool) {
+    /// without being kept (tier 2 with the widest share that fits), and whether even the last
+    /// is over it.
+    fn fitting(&self, entries: &[Listed<'_>]) -> (Fit, bool) {
         let Some(budget) = self.budget else {
-            return (Tier::Full, false);
+            return (Fit::smallest(Tier::Full), false);
         };
         for tier in Tier::ALL {
-            let mut counter = output::Counter::default();
-            // Counting never fails.
-            let _ = self.write_tier(tier, entries, &mut counter);
-            if counter.characters() <= budget {
-                return (tier, false);
+            let smallest = Fit::smallest(tier);
+            if self.size(smallest, entries) > budget {
+                continue;
             }
+            if tier == Tier::Shortened {
+                return (self.widest_share(entries, budget), false);
+            }
+            return (smallest, false);
         }
-        (Tier::SearchOnly, true)
+        (Fit::smallest(Tier::SearchOnly), true)
     }
 
-    /// The catalog of `entries` (sorted, model-visible) in `tier`, as text, made in one
-    /// allocation (room that ran out would double).
-    fn render_tier(&self, tier: Tier, entries: &[Listed<'_>]) -> String {
-        let mut text = String::with_capacity(self.estimated_size(tier, entries));
+    /// Tier 2 with the most characters a description can have and the catalog still fit
+    /// `budget` (it fits with [`MIN_DESCRIPTION_SHARE`]): every description is cut to the same
+    /// share, so what the short ones leave goes to the long ones. Found by halving, each step
+    /// measuring the catalog; a share that fits is never given up for one that was not measured.
+    fn widest_share(&self, entries: &[Listed<'_>], budget: usize) -> Fit {
+        let longest = entries
+            .iter()
+            .map(|listed| listed.entry().description.chars().count())
+            .max()
+            .unwrap_or(0);
+        let (mut fitting, mut too_wide) = (
+            MIN_DESCRIPTION_SHARE,
+            longest.max(MIN_DESCRIPTION_SHARE) + 1,
+        );
+        while too_wide - fitting > 1 {
+            let middle = fitting + (too_wide - fitting) / 2;
+            let fit = Fit {
+                tier: Tier::Shortened,
+                share: middle,
+            };
+            if self.size(fit, entries) <= budget {
+                fitting = middle;
+            } else {
+                too_wide = middle;
+            }
+        }
+        Fit {
+            tier: Tier::Shortened,
+            share: fitting,
+        }
+    }
+
+    /// The characters of the catalog of `entries` as `fit` renders it, counted, not kept.
+    fn size(&self, fit: Fit, entries: &[Listed<'_>]) -> usize {
+        let mut counter = output::Counter::default();
+        // Counting never fails.
+        let _ = self.write_fit(fit, entries, &mut counter);
+        counter.characters()
+    }
+
+    /// The catalog of `entries` (sorted, model-visible) as `fit` renders it, as text, made in
+    /// one allocation (room that ran out would double).
+    fn render_fit(&self, fit: Fit, entries: &[Listed<'_>]) -> String {
+        let mut text = String::with_capacity(self.estimated_size(fit, entries));
         // Writing to a string never fails.
-        let _ = self.write_tier(tier, entries, &mut text);
+        let _ = self.write_fit(fit, entries, &mut text);
         text
     }
 
-    /// About how many bytes the catalog of `entries` in `tier` takes, rather more than fewer.
-    fn estimated_size(&self, tier: Tier, entries: &[Listed<'_>]) -> usize {
-        let listed: usize = if tier == Tier::SearchOnly {
+    /// About how many bytes the catalog of `entries` as `fit` renders it takes, rather more
+    /// than fewer.
+    fn estimated_size(&self, fit: Fit, entries: &[Listed<'_>]) -> usize {
+        let listed: usize = if fit.tier == Tier::SearchOnly {
             0
         } else {
             entries
                 .iter()
-                .map(|listed| listed.entry().estimated_size(tier))
+                .map(|listed| listed.entry().estimated_size(fit))
                 .sum()
         };
         let templates = [
@@ -280,13 +318,14 @@ impl<'a> Catalog<'a> {
         listed + templates + 8 * (self.reader.len() + self.search.len()) + 256
     }
 
-    /// Writes the catalog of `entries` (sorted, model-visible) in `tier` to `out`.
-    fn write_tier(
+    /// Writes the catalog of `entries` (sorted, model-visible) as `fit` renders it to `out`.
+    fn write_fit(
         &self,
-        tier: Tier,
+        fit: Fit,
         entries: &[Listed<'_>],
         out: &mut impl fmt::Write,
     ) -> fmt::Result {
+        let tier = fit.tier;
         let fill = |template: &str| {
             template
                 .trim_end()
@@ -313,12 +352,12 @@ impl<'a> Catalog<'a> {
                 out.write_str(&escape_xml(&carriable(entry.name.trim())))?;
                 out.write_str("\n")?;
             } else {
-                entry.write_to(out, tier)?;
+                entry.write_to(out, fit)?;
             }
         }
         out.write_str("</available_skills>\n")?;
         let note = match tier {
-            Tier::FirstSentence => Some(SHORTENED),
+            Tier::Shortened => Some(SHORTENED),
             Tier::Full | Tier::NamesOnly | Tier::SearchOnly => None,
         };
         if let Some(note) = note {
@@ -332,6 +371,24 @@ impl<'a> Catalog<'a> {
             CLOSING
         };
         out.write_str(&fill(closing))
+    }
+}
+
+/// A tier as it is rendered: for [`Tier::Shortened`], with the most characters each
+/// description keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fit {
+    tier: Tier,
+    share: usize,
+}
+
+impl Fit {
+    /// `tier` at its smallest (tier 2 with [`MIN_DESCRIPTION_SHARE`]).
+    fn smallest(tier: Tier) -> Self {
+        Fit {
+            tier,
+            share: MIN_DESCRIPTION_SHARE,
+        }
     }
 }
 
@@ -391,18 +448,18 @@ impl<'a> CatalogEntry<'a> {
         (self.name.trim(), self.description.trim(), &self.location)
     }
 
-    /// About how many bytes the entry takes in `tier`, rather more than fewer: its values, an
-    /// eighth more for escapes (`&amp;` stands for one character), and the markup around them.
-    fn estimated_size(&self, tier: Tier) -> usize {
+    /// About how many bytes the entry takes as `fit` renders it, rather more than fewer: its
+    /// values, an eighth more for escapes (`&amp;` stands for one character), and the markup
+    /// around them.
+    fn estimated_size(&self, fit: Fit) -> usize {
         /// The tags, indentation and line breaks around a name and a location.
         const MARKUP: usize = 65;
         /// Those around a description.
         const DESCRIPTION_MARKUP: usize = 32;
-        let description = match tier {
+        let description = match fit.tier {
             Tier::Full => DESCRIPTION_MARKUP + self.description.len(),
-            Tier::FirstSentence => {
-                DESCRIPTION_MARKUP + self.description.len().min(4 * SHORT_DESCRIPTION_CHARACTERS)
-            }
+            // Up to four bytes a character.
+            Tier::Shortened => DESCRIPTION_MARKUP + self.description.len().min(4 * fit.share),
             // The name alone and its line break.
             Tier::NamesOnly => return 1 + self.name.len() + self.name.len() / 8,
             Tier::SearchOnly => 0,
@@ -411,13 +468,13 @@ impl<'a> CatalogEntry<'a> {
         MARKUP + values + values / 8
     }
 
-    fn write_to(&self, out: &mut impl fmt::Write, tier: Tier) -> fmt::Result {
+    fn write_to(&self, out: &mut impl fmt::Write, fit: Fit) -> fmt::Result {
         out.write_str("  <skill>\n    <name>")?;
         out.write_str(&escape_xml(&carriable(self.name.trim())))?;
         out.write_str("</name>\n")?;
-        let description = match tier {
+        let description = match fit.tier {
             Tier::Full => Some(Cow::Borrowed(self.description.trim())),
-            Tier::FirstSentence => Some(short_description(&self.description)),
+            Tier::Shortened => Some(shorten::shorten(&self.description, fit.share)),
             Tier::NamesOnly | Tier::SearchOnly => None,
         };
         if let Some(description) = description {
@@ -624,129 +681,6 @@ impl<'de> serde::Deserialize<'de> for Fingerprint {
                 )
             })
     }
-}
-
-/// A description's first sentence (up to a `.`, `!` or `?` followed by white space), white space
-/// runs made one space; longer than [`SHORT_DESCRIPTION_CHARACTERS`], it is cut at a word
-/// boundary and ends with `…`.
-fn first_sentence(description: &str) -> Cow<'_, str> {
-    let text = description.trim();
-    let sentence = &text[..sentence_end(text)];
-    let sentence: Cow<'_, str> =
-        if sentence.contains(|c: char| c.is_whitespace() && c != ' ') || sentence.contains("  ") {
-            Cow::Owned(sentence.split_whitespace().collect::<Vec<_>>().join(" "))
-        } else {
-            Cow::Borrowed(sentence)
-        };
-    if sentence.chars().count() <= SHORT_DESCRIPTION_CHARACTERS {
-        return sentence;
-    }
-    // Room for the `…`: cut before the 120th character, at the last space if there is one.
-    let limit = sentence
-        .char_indices()
-        .nth(SHORT_DESCRIPTION_CHARACTERS - 1)
-        .map_or(sentence.len(), |(index, _)| index);
-    let cut = sentence[..limit]
-        .rfind(' ')
-        .filter(|&space| space > 0)
-        .unwrap_or(limit);
-    Cow::Owned(format!(
-        "{}…",
-        sentence[..cut].trim_end_matches([' ', ',', ';', ':'])
-    ))
-}
-
-/// Where the first sentence of `text` ends (after its `.`, `!` or `?`; a dot after an
-/// abbreviation or initials ends none), or its length.
-fn sentence_end(text: &str) -> usize {
-    text.char_indices()
-        .find(|&(index, c)| {
-            matches!(c, '.' | '!' | '?')
-                && text[index + c.len_utf8()..].starts_with(char::is_whitespace)
-                && !(c == '.' && ends_with_abbreviation(&text[..index]))
-        })
-        .map_or(text.len(), |(index, c)| index + c.len_utf8())
-}
-
-/// How a sentence telling when to use a skill begins (compared without case).
-const USE_CLAUSES: [&str; 6] = [
-    "use when",
-    "use for",
-    "use this",
-    "use it",
-    "use to",
-    "used when",
-];
-
-/// A description as tier 2 shows it, within [`SHORT_DESCRIPTION_CHARACTERS`]: its first
-/// sentence and, when a later sentence says when to use the skill ("Use when …"), that sentence
-/// too — cut at a clause boundary when both do not fit whole, and alone, in preference to the
-/// first sentence, when even that does not fit.
-fn short_description(description: &str) -> Cow<'_, str> {
-    let first = first_sentence(description);
-    let says_when = |sentence: &str| {
-        let lower = sentence.trim_start().to_lowercase();
-        USE_CLAUSES.iter().any(|clause| lower.starts_with(clause))
-    };
-    if first.ends_with('…') || says_when(&first) {
-        return first;
-    }
-    let text: String = description.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut rest = text.get(first.len()..).unwrap_or_default().trim_start();
-    let clause = loop {
-        if rest.is_empty() {
-            return first;
-        }
-        let end = sentence_end(rest);
-        if says_when(&rest[..end]) {
-            break &rest[..end];
-        }
-        rest = rest[end..].trim_start();
-    };
-    let room = SHORT_DESCRIPTION_CHARACTERS.saturating_sub(first.chars().count() + 1);
-    if clause.chars().count() <= room {
-        return Cow::Owned(format!("{first} {clause}"));
-    }
-    // The clause up to its last `,`, `;`, `:` or dash that leaves room for the `…`.
-    let mut cut = None;
-    for (count, (index, c)) in clause.char_indices().enumerate() {
-        if count >= room {
-            break;
-        }
-        if matches!(c, ',' | ';' | ':' | '—') && clause[index + c.len_utf8()..].starts_with(' ') {
-            cut = Some(index);
-        }
-    }
-    match cut {
-        Some(cut) if cut > 0 => Cow::Owned(format!("{first} {}…", clause[..cut].trim_end())),
-        _ => Cow::Owned(first_sentence(clause).into_owned()),
-    }
-}
-
-/// Abbreviations whose dot ends no sentence (compared without case).
-const ABBREVIATIONS: [&str; 9] = [
-    "e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "dr", "mr",
-];
-
-/// Whether the word before a dot is an abbreviation rather than a sentence's last word: a known
-/// one (`e.g.`, `etc.`), or initials, a single letter after a space or another initial (`U.S.`).
-fn ends_with_abbreviation(before_dot: &str) -> bool {
-    let word = before_dot
-        .rsplit(char::is_whitespace)
-        .next()
-        .unwrap_or(before_dot)
-        .trim_start_matches(['(', '"', '\'']);
-    if ABBREVIATIONS
-        .iter()
-        .any(|abbreviation| word.eq_ignore_ascii_case(abbreviation))
-    {
-        return true;
-    }
-    // Initials: `U.S`, `A.I`, or one capital letter.
-    !word.is_empty()
-        && word
-            .split('.')
-            .all(|part| part.chars().count() == 1 && part.chars().all(char::is_uppercase))
 }
 
 /// `text` with the control characters XML cannot carry (and that would drive a terminal)

@@ -22,6 +22,7 @@ pub(crate) mod watches;
 
 use complete::{Kept, Sink};
 use index::{Entry, Index};
+use parse::Keep;
 pub(crate) use walk::{Inspected, Observer};
 
 pub use admission::Admission;
@@ -309,6 +310,7 @@ pub struct Discovery {
     duplicates: DuplicatePolicy,
     limits: Limits,
     admission: Option<admission::Admit>,
+    keep_front_matter: bool,
 }
 
 impl Discovery {
@@ -325,6 +327,7 @@ impl Discovery {
             duplicates: DuplicatePolicy::default(),
             limits: Limits::default(),
             admission: None,
+            keep_front_matter: false,
         }
     }
 
@@ -393,6 +396,18 @@ impl Discovery {
     #[must_use]
     pub fn admission(mut self, admission: Arc<dyn Admission>) -> Self {
         self.admission = Some(admission::Admit(admission));
+        self
+    }
+
+    /// Whether each skill keeps its front matter's fields as discovery read them. Default: no,
+    /// a skill keeps the front matter's text and [`Skill::front_matter`] reads the fields from
+    /// it again when asked, as serializing a skill does; kept, they are not read twice. Worth it
+    /// for a host that serializes every skill as it comes from [`Discovery::discover_each`] (as
+    /// `skillbook list --format json` does); a host holding many skills pays several times each
+    /// front matter's text in memory.
+    #[must_use]
+    pub fn keep_front_matter(mut self, keep: bool) -> Self {
+        self.keep_front_matter = keep;
         self
     }
 
@@ -493,7 +508,7 @@ impl Discovery {
     /// thread).
     pub(crate) fn each_with(&self, workers: usize, each: &mut dyn FnMut(Finding)) -> Vec<PathBuf> {
         let sink = Sink::Each(complete::Each::new(each, self.duplicates));
-        let walked = self.walk_into(false, workers, None, false, sink);
+        let walked = self.walk_into(false, workers, None, self.keep(), sink);
         walked.roots.into_iter().map(|root| root.path).collect()
     }
 
@@ -507,7 +522,7 @@ impl Discovery {
     /// with its text, for a checker that grades the format itself: every file is read once.
     #[cfg(feature = "check")]
     pub(crate) fn inspect(&self) -> (Discovered, Vec<Inspected>) {
-        let (found, _, inspected) = self.walk(false, parse::workers(), None, true);
+        let (found, _, inspected) = self.walk(false, parse::workers(), None, Keep::Whole);
         (found, inspected)
     }
 
@@ -529,8 +544,17 @@ impl Discovery {
         workers: usize,
         observer: Option<Observer<'_>>,
     ) -> (Discovered, Vec<cache::Stamp>) {
-        let (found, stamps, _) = self.walk(record, workers, observer, false);
+        let (found, stamps, _) = self.walk(record, workers, observer, self.keep());
         (found, stamps)
+    }
+
+    /// How much of each skill file's reading the walk keeps, when not checking.
+    fn keep(&self) -> Keep {
+        if self.keep_front_matter {
+            Keep::Fields
+        } else {
+            Keep::Head
+        }
     }
 
     /// The walk behind every way of running discovery.
@@ -539,15 +563,9 @@ impl Discovery {
         record: bool,
         workers: usize,
         observer: Option<Observer<'_>>,
-        inspect: bool,
+        keep: Keep,
     ) -> (Discovered, Vec<cache::Stamp>, Vec<Inspected>) {
-        let walked = self.walk_into(
-            record,
-            workers,
-            observer,
-            inspect,
-            Sink::Keep(Kept::default()),
-        );
+        let walked = self.walk_into(record, workers, observer, keep, Sink::Keep(Kept::default()));
         let Sink::Keep(kept) = walked.sink else {
             unreachable!("a walk keeps what it is asked to keep")
         };
@@ -573,7 +591,7 @@ impl Discovery {
         record: bool,
         workers: usize,
         observer: Option<Observer<'e>>,
-        inspect: bool,
+        keep: Keep,
         sink: Sink<'e>,
     ) -> walk::Walked<'e> {
         parse::with_workers(workers, |workers| {
@@ -583,7 +601,7 @@ impl Discovery {
                 record,
                 workers,
                 observer,
-                inspect,
+                keep,
                 sink,
             );
             walker.admit_with(self.admission.as_ref().map(|admit| Arc::clone(&admit.0)));

@@ -84,8 +84,8 @@ pub use boundary::{
     is_never_served,
 };
 pub use catalog::{
-    Catalog, CatalogEntry, DEFAULT_CATALOG_BUDGET, Fingerprint, READ_FILE, RenderedCatalog,
-    SEARCH_SKILLS, SHORT_DESCRIPTION_CHARACTERS, Tier, WrittenCatalog, append_to_prompt,
+    Catalog, CatalogEntry, DEFAULT_CATALOG_BUDGET, Fingerprint, MIN_DESCRIPTION_SHARE, READ_FILE,
+    RenderedCatalog, SEARCH_SKILLS, Tier, WrittenCatalog, append_to_prompt,
 };
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{

@@ -58,6 +58,8 @@ pub struct Skill {
     pub(crate) raw_front_matter: Option<String>,
     /// A closing `---` ended the front matter.
     pub(crate) front_matter_closed: bool,
+    /// The front matter's fields as discovery read them, when the host asked to keep them.
+    pub(crate) fields: KeptFields,
     /// How a reader reaches the skill folder again, and what discovery found there.
     pub(crate) place: Place,
 }
@@ -117,7 +119,10 @@ impl Serialize for Skill {
         skill.serialize_field("directory", &self.directory().to_string_lossy())?;
         skill.serialize_field("source", &self.source)?;
         skill.serialize_field("disable_model_invocation", &self.disable_model_invocation)?;
-        skill.serialize_field("front_matter", &self.front_matter())?;
+        match &self.fields.0 {
+            Some(fields) => skill.serialize_field("front_matter", fields)?,
+            None => skill.serialize_field("front_matter", &self.front_matter())?,
+        }
         skill.serialize_field("raw_front_matter", &self.raw_front_matter)?;
         skill.end()
     }
@@ -194,6 +199,15 @@ pub(crate) struct SkillHead {
     disable_model_invocation: bool,
     raw_front_matter: Option<String>,
     front_matter_closed: bool,
+    fields: Option<Box<Map<String, Value>>>,
+}
+
+impl SkillHead {
+    /// The head, keeping the front matter's `fields` as read (when given).
+    pub(crate) fn with_fields(mut self, fields: Option<Box<Map<String, Value>>>) -> Self {
+        self.fields = fields;
+        self
+    }
 }
 
 impl From<SkillDocument> for SkillHead {
@@ -206,7 +220,20 @@ impl From<SkillDocument> for SkillHead {
             disable_model_invocation: document.disable_model_invocation,
             raw_front_matter: document.raw_front_matter,
             front_matter_closed: document.front_matter_closed,
+            fields: None,
         }
+    }
+}
+
+/// The front matter's fields as discovery read them, kept only when the host asked
+/// ([`crate::Discovery::keep_front_matter`]): a copy of what the text says, so two skills are
+/// equal whether or not they kept it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeptFields(pub(crate) Option<Box<Map<String, Value>>>);
+
+impl PartialEq for KeptFields {
+    fn eq(&self, _other: &Self) -> bool {
+        true
     }
 }
 
@@ -250,6 +277,7 @@ impl Skill {
             disable_model_invocation: false,
             raw_front_matter: None,
             front_matter_closed: false,
+            fields: KeptFields::default(),
             place,
         }
     }
@@ -294,6 +322,7 @@ impl Skill {
         self.disable_model_invocation = document.disable_model_invocation;
         self.raw_front_matter = document.raw_front_matter;
         self.front_matter_closed = document.front_matter_closed;
+        self.fields = KeptFields(document.fields);
     }
 
     /// Every front matter field, losslessly and in file order (unknown fields included), read
@@ -301,6 +330,9 @@ impl Skill {
     /// matter.
     #[must_use]
     pub fn front_matter(&self) -> Map<String, Value> {
+        if let Some(fields) = &self.fields.0 {
+            return Map::clone(fields);
+        }
         match &self.raw_front_matter {
             Some(raw) => crate::frontmatter::fields_of(raw, self.front_matter_closed),
             None => Map::new(),

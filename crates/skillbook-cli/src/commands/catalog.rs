@@ -164,8 +164,9 @@ fn print_json(catalog: &Catalog<'_>, diagnostics: &[Diagnostic]) -> anyhow::Resu
 fn tier_note(tier: Tier, over_budget: bool, budget: usize) -> String {
     let shown = match tier {
         Tier::Full => "full entries",
-        Tier::FirstSentence => {
-            "descriptions shortened to their first sentence and their use-when sentence"
+        Tier::Shortened => {
+            "each description shortened to an equal share of the budget, keeping when to use \
+             the skill"
         }
         Tier::NamesOnly => {
             "names only, each read as skill://<name>/SKILL.md; the model searches for the rest"

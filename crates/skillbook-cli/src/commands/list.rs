@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 use skillbook::{Discovered, Discovery, Finding, Skill};
 
 use crate::cli::{CommonArgs, Format};
-use crate::output::{self, Indented, Outcome, PrettyObject};
+use crate::output::{self, Outcome, PrettyObject};
 use crate::settings;
 
 /// Skills a thread renders at a time.
@@ -232,7 +232,7 @@ fn render(skills: &[Skill]) -> serde_json::Result<Vec<u8>> {
         if at > 0 {
             bytes.extend_from_slice(b",\n    ");
         }
-        serde_json::to_writer_pretty(Indented::new(&mut bytes, 4), skill)?;
+        output::to_writer_pretty_at(&mut bytes, 2, skill)?;
     }
     Ok(bytes)
 }
@@ -240,7 +240,8 @@ fn render(skills: &[Skill]) -> serde_json::Result<Vec<u8>> {
 pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
     let discovery = settings::discovery(common);
     match common.format {
-        Format::Json => print_json(&discovery)?,
+        // Every skill is serialized as it comes: its fields as read, not read again.
+        Format::Json => print_json(&discovery.keep_front_matter(true))?,
         Format::Text => {
             // The names are aligned to the longest: every skill is needed before the first line.
             let found = discovery.discover();

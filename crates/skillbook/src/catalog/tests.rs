@@ -1,3 +1,4 @@
+use super::shorten::{first_sentence, shorten};
 use super::*;
 use crate::frontmatter::parse;
 use crate::skill::{Place, Source};
@@ -147,12 +148,12 @@ fn tier_sizes(skills: &[Skill]) -> Vec<usize> {
     tier_sizes_of(&Catalog::new(skills))
 }
 
-/// The size in characters of each tier's rendering of `catalog`.
+/// The size in characters of each tier's rendering of `catalog` (tier 2 at its smallest).
 fn tier_sizes_of(catalog: &Catalog<'_>) -> Vec<usize> {
     let entries = catalog.visible_sorted().unwrap();
     Tier::ALL
         .iter()
-        .map(|&tier| catalog.render_tier(tier, &entries).chars().count())
+        .map(|&tier| catalog.size(Fit::smallest(tier), &entries))
         .collect()
 }
 
@@ -239,15 +240,18 @@ fn tiers_degrade_every_entry_alike_and_never_drop_one() {
         assert_eq!(locations, if tier == Tier::NamesOnly { 0 } else { 30 });
     }
     let second = Catalog::new(&skills).budget(sizes[1]).render().unwrap();
+    // At its smallest share the use sentence is kept, in preference to the first one.
     assert!(
         second
             .text
-            .contains("<description>Handles task number 7 of the suite. Use it when the user asks for task 7, or anything near it…</description>")
+            .contains("<description>Use it when the user asks for task 7…</description>"),
+        "{}",
+        second.text
     );
     assert!(
         second
             .text
-            .contains("shortened to fit (first sentence, and when to use the skill)")
+            .contains("shortened to fit, keeping when to use each skill")
     );
     assert!(!second.text.contains("search_skills"));
 }
@@ -283,7 +287,7 @@ fn search_tiers_name_the_search_and_reader_tools() {
     let only = Catalog::new(&skills).budget(0).render().unwrap();
     assert!(only.text.contains("3 skills are available"));
     assert!(!only.text.contains("<available_skills>"));
-    assert!(!Tier::FirstSentence.needs_search());
+    assert!(!Tier::Shortened.needs_search());
 }
 
 #[test]
@@ -301,76 +305,132 @@ fn the_same_skills_and_budget_give_the_same_bytes_in_any_order() {
 
 #[test]
 fn tier_two_keeps_the_sentence_that_says_when_to_use_the_skill() {
+    let text = "Fill PDF forms. It has many options. Use when asked for a form.";
+    // Whole when it fits its share, white space made one space.
+    assert_eq!(shorten(text, 200), text);
+    assert_eq!(shorten(" Fill\n  PDF forms. ", 80), "Fill PDF forms.");
+    // Else the use sentence is kept in preference to the ones before it.
     assert_eq!(
-        short_description("Fill PDF forms. It has many options. Use when asked for a form."),
+        shorten(text, 60),
         "Fill PDF forms. Use when asked for a form."
     );
-    // Both do not fit whole: the use clause is cut at a clause boundary.
+    // Both do not fit whole: the use sentence is cut at a clause boundary.
     let text = "Handles task number 7 of the suite. Use it when the user asks for task 7, or \
                 anything near it; it also explains the edge cases at some length.";
     assert_eq!(
-        short_description(text),
+        shorten(text, 120),
         "Handles task number 7 of the suite. Use it when the user asks for task 7, or anything \
          near it…"
     );
-    // No room beside the first sentence: the use clause is kept instead of it.
+    // No room beside the first sentence: the use sentence is kept instead of it.
     let long_first = format!("{} end. Use when asked for help.", "word ".repeat(20));
-    assert_eq!(short_description(&long_first), "Use when asked for help.");
-    // Without a use clause, or with one in the first sentence, it is the first sentence.
-    assert_eq!(short_description("Fill forms. Then stop."), "Fill forms.");
+    assert_eq!(shorten(&long_first, 80), "Use when asked for help.");
+    // Without a use sentence, or with one first, the sentences from the first on that fit.
     assert_eq!(
-        short_description("Use this for forms. Use when asked."),
-        "Use this for forms."
+        shorten("Fill forms. Then stop. And more.", 25),
+        "Fill forms. Then stop."
+    );
+    assert_eq!(shorten("Fill forms. Then stop.", 15), "Fill forms.");
+    assert_eq!(
+        shorten("Use this for forms. Use when asked. Or not.", 40),
+        "Use this for forms. Use when asked."
     );
     assert_eq!(
-        short_description("Query the U.S. census data. Use when asked."),
+        shorten("Query the U.S. census data. Then more. Use when asked.", 45),
         "Query the U.S. census data. Use when asked."
     );
-    for text in [
-        "数".repeat(300),
-        format!("A. {}", "Use when x, ".repeat(500)),
-    ] {
-        assert!(short_description(&text).chars().count() <= SHORT_DESCRIPTION_CHARACTERS);
+    // A longer share keeps more sentences, the use sentence in its place.
+    let text = "One thing. Two things. Use when asked. Three things. Four things.";
+    assert_eq!(shorten(text, 30), "One thing. Use when asked.");
+    assert_eq!(shorten(text, 40), "One thing. Two things. Use when asked.");
+    assert_eq!(
+        shorten(text, 52),
+        "One thing. Two things. Use when asked. Three things."
+    );
+    for share in [1, 2, 80, 120, 500] {
+        for text in [
+            "数".repeat(300),
+            format!("A. {}", "Use when x, ".repeat(500)),
+            format!("{}. Use when y.", "z".repeat(1000)),
+        ] {
+            let cut = shorten(&text, share);
+            assert!(cut.chars().count() <= share.max(2), "{share}: {cut}");
+        }
     }
 }
 
 #[test]
 fn a_first_sentence_is_cut_at_a_word_boundary_within_the_limit() {
-    assert_eq!(
-        first_sentence("Fill PDF forms. Use when asked."),
-        "Fill PDF forms."
-    );
-    assert_eq!(first_sentence("Use v1.2 carefully"), "Use v1.2 carefully");
+    let first = |text: &str| first_sentence(text, 120).into_owned();
+    assert_eq!(first("Fill PDF forms. Use when asked."), "Fill PDF forms.");
+    assert_eq!(first("Use v1.2 carefully"), "Use v1.2 carefully");
     // A dot after an abbreviation or initials ends no sentence.
     assert_eq!(
-        first_sentence("Query the U.S. census data. Use when asked."),
+        first("Query the U.S. census data. Use when asked."),
         "Query the U.S. census data."
     );
     assert_eq!(
-        first_sentence("Convert files, e.g. PDF or DOCX, to text. More."),
+        first("Convert files, e.g. PDF or DOCX, to text. More."),
         "Convert files, e.g. PDF or DOCX, to text."
     );
-    assert_eq!(
-        first_sentence("Plan with J. Smith. Then go."),
-        "Plan with J. Smith."
-    );
-    assert_eq!(
-        first_sentence("  Two\n lines here.\nMore."),
-        "Two lines here."
-    );
+    assert_eq!(first("Plan with J. Smith. Then go."), "Plan with J. Smith.");
+    assert_eq!(first("  Two\n lines here.\nMore."), "Two lines here.");
     let long = format!("{} tail.", "word ".repeat(40));
-    let cut = first_sentence(&long);
-    assert!(cut.chars().count() <= SHORT_DESCRIPTION_CHARACTERS, "{cut}");
+    let cut = first(&long);
+    assert!(cut.chars().count() <= 120, "{cut}");
     assert!(cut.ends_with("word…"), "{cut}");
     let unbroken = "x".repeat(300);
-    let cut = first_sentence(&unbroken);
-    assert_eq!(cut.chars().count(), SHORT_DESCRIPTION_CHARACTERS);
+    let cut = first(&unbroken);
+    assert_eq!(cut.chars().count(), 120);
     assert!(cut.ends_with('…'));
-    let wide = "数".repeat(200);
-    assert_eq!(
-        first_sentence(&wide).chars().count(),
-        SHORT_DESCRIPTION_CHARACTERS
-    );
+    assert_eq!(first(&"数".repeat(200)).chars().count(), 120);
+}
+
+#[test]
+fn tier_two_gives_each_description_an_equal_share_of_the_budget() {
+    // Long descriptions of several sentences, the use sentence last.
+    let skills: Vec<Skill> = (0..10)
+        .map(|index| {
+            let filler = "It explains one more edge case at some length. ".repeat(8);
+            skill(
+                &format!("skill-{index}"),
+                &format!("Handles task {index}. {filler}Use when the user asks for task {index}."),
+            )
+        })
+        .collect();
+    let sizes = tier_sizes(&skills);
+    let mut shown = Vec::new();
+    for budget in [sizes[1], (sizes[0] + sizes[1]) / 2, sizes[0] - 1] {
+        let catalog = Catalog::new(&skills).budget(budget).render().unwrap();
+        assert_eq!(catalog.tier, Tier::Shortened, "budget {budget}");
+        assert!(catalog.text.chars().count() <= budget);
+        let descriptions: Vec<&str> = catalog
+            .text
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix("<description>"))
+            .collect();
+        assert_eq!(descriptions.len(), 10);
+        // Every description keeps its use sentence, and all keep as much as each other.
+        for (index, description) in descriptions.iter().enumerate() {
+            assert!(
+                description.contains(&format!("Use when the user asks for task {index}.")),
+                "{description}"
+            );
+        }
+        let lengths: Vec<usize> = descriptions
+            .iter()
+            .map(|text| text.chars().count())
+            .collect();
+        assert!(
+            lengths.iter().max().unwrap() - lengths.iter().min().unwrap() <= 1,
+            "{lengths:?}"
+        );
+        shown.push(lengths[0]);
+    }
+    // The more budget, the more of each description.
+    assert!(shown.windows(2).all(|pair| pair[0] < pair[1]), "{shown:?}");
+    // Near the full size nearly everything is kept: more than the least share by far.
+    assert!(shown[2] > 3 * MIN_DESCRIPTION_SHARE, "{shown:?}");
 }
 
 #[test]
@@ -434,14 +494,21 @@ fn the_text_is_made_in_one_allocation_at_every_tier() {
     skills.push(skill("wide", &"数据 ".repeat(300)));
     let catalog = Catalog::new(&skills).reader("a_longer_reader_tool_name");
     let entries = catalog.visible_sorted().unwrap();
-    for tier in Tier::ALL {
-        let estimate = catalog.estimated_size(tier, &entries);
-        let text = catalog.render_tier(tier, &entries);
+    let fits = Tier::ALL
+        .map(Fit::smallest)
+        .into_iter()
+        .chain([80, 200, 1000, 100_000].map(|share| Fit {
+            tier: Tier::Shortened,
+            share,
+        }));
+    for fit in fits {
+        let estimate = catalog.estimated_size(fit, &entries);
+        let text = catalog.render_fit(fit, &entries);
         // Room that ran out would have doubled.
-        assert_eq!(text.capacity(), estimate, "{tier:?}");
+        assert_eq!(text.capacity(), estimate, "{fit:?}");
         assert!(
             text.len() <= estimate,
-            "{tier:?}: {} > {estimate}",
+            "{fit:?}: {} > {estimate}",
             text.len()
         );
     }

@@ -124,7 +124,7 @@ pub(super) fn duplicate_diagnostic(
 pub(super) struct Reread<'w> {
     pub(super) roots: &'w [RootRecord],
     pub(super) limits: Limits,
-    pub(super) inspect: bool,
+    pub(super) keep: super::parse::Keep,
 }
 
 /// The queue of what the walk met, settled from the front.
@@ -326,7 +326,7 @@ fn read_again(reread: &Reread<'_>, skill: &Skill, file_id: FileId) -> Parsed {
                 error: None,
                 path: skill.location.clone(),
                 max_bytes,
-                inspect: reread.inspect,
+                keep: reread.keep,
             },
             &bytes,
         ),

@@ -56,6 +56,25 @@ pub(super) enum Parsed {
     NeedsMore,
 }
 
+/// How much of each skill file's reading a walk keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// What the skill is built from, its front matter as text.
+    Head,
+    /// That and the front matter's fields as read ([`crate::Discovery::keep_front_matter`]).
+    Fields,
+    /// Every file read whole, its document and text kept for a checker (which grades the
+    /// format itself).
+    Whole,
+}
+
+impl Keep {
+    /// Whether every file is read whole and kept.
+    pub(crate) fn whole(self) -> bool {
+        self == Keep::Whole
+    }
+}
+
 /// One skill file to parse: what was read of it lies in its batch's buffer.
 pub(super) struct Job {
     pub(super) slot: usize,
@@ -71,9 +90,8 @@ pub(super) struct Job {
     pub(super) error: Option<io::Error>,
     pub(super) path: PathBuf,
     pub(super) max_bytes: u64,
-    /// All of the file was read, and its text is kept for a checker (which grades the format
-    /// itself).
-    pub(super) inspect: bool,
+    /// How much of the reading is kept.
+    pub(super) keep: Keep,
 }
 
 /// Skill files read for parsing: their bytes one after another in one buffer (one allocation
@@ -113,7 +131,7 @@ impl Batch {
         for job in &mut self.jobs {
             if let Some(mut lent) = job.file.take() {
                 let start = self.buffer.len();
-                let whole = job.inspect;
+                let whole = job.keep.whole();
                 match skill_file::read_head(
                     &mut lent.file,
                     job.len,
@@ -164,7 +182,7 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
         complete,
         path,
         max_bytes,
-        inspect,
+        keep,
         ..
     } = job;
     let head = Head {
@@ -173,18 +191,18 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
         complete: *complete,
     };
     let head = &head;
-    let needs = if *inspect {
+    let needs = if keep.whole() {
         Needs::Everything
     } else {
         Needs::Catalog {
             usable_name: SkillName::accepts,
         }
     };
-    let Some((mut document, text)) = skill_file::scan(head, path, *max_bytes, needs, *inspect)
+    let Some((mut document, text)) = skill_file::scan(head, path, *max_bytes, needs, keep.whole())
     else {
         return Parsed::NeedsMore;
     };
-    if *inspect {
+    if keep.whole() {
         // The checker grades the format itself, from the whole document and text.
         let diagnostics = document.diagnostics.clone();
         let head = SkillHead::from(document.clone());
@@ -196,8 +214,13 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
     diagnostics.extend(findings);
     // Only what the skill is built from is kept until the walk ends: the fields read here
     // would hold several times the memory of the front matter's text, which the skill keeps
-    // (and reads its fields from again when asked).
-    Parsed::Read(SkillHead::from(document), diagnostics, None)
+    // (and reads its fields from again when asked) — unless the host asked for them.
+    let fields = (*keep == Keep::Fields).then(|| Box::new(std::mem::take(&mut document.fields)));
+    Parsed::Read(
+        SkillHead::from(document).with_fields(fields),
+        diagnostics,
+        None,
+    )
 }
 
 /// How many workers to start: none on a single core.
@@ -225,7 +248,7 @@ impl Jobs {
     pub(super) fn add(&mut self, mut job: Job, mut file: File) -> io::Result<Option<Batch>> {
         let batch = &mut self.batch;
         let start = batch.used;
-        let (len, max_bytes, whole) = (job.len, job.max_bytes, job.inspect);
+        let (len, max_bytes, whole) = (job.len, job.max_bytes, job.keep.whole());
         match skill_file::read_head_cached(&file, len, max_bytes, whole, &mut batch.buffer, start)?
         {
             Some((complete, end)) => {

@@ -654,7 +654,7 @@ fn a_long_skill_file_replaced_before_it_is_read_again_is_reported_not_read() {
             false,
             None,
             None,
-            false,
+            parse::Keep::Head,
             complete::Sink::Keep(complete::Kept::default()),
         );
         walker.hold_results();

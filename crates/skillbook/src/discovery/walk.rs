@@ -8,7 +8,7 @@
 //! once are one per level of the directory being searched, whatever the number of skills, plus
 //! at most 16 skill files handed to parser threads to be read from the disk ([`super::parse`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
@@ -19,10 +19,10 @@ use cap_std::fs::Dir;
 
 use super::cache::{FileState, Stamp};
 use super::complete::{Completion, Reread, Sink};
-use super::parse::{self, Batch, Job, Jobs, Parsed, Results, Workers};
+use super::parse::{self, Batch, Job, Jobs, Keep, Parsed, Results, Workers};
 use super::skill_file;
 use super::{Limits, RootRecord, SymlinkPolicy};
-use crate::boundary::open::{self, EntryKind, FileId, Opened};
+use crate::boundary::open::{self, EntryKind, FileId, FileIdSet, Opened};
 use crate::diagnostic::{Diagnostic, DiagnosticCode, Severity};
 use crate::skill::{Place, Skill, SkillFile, Source};
 use crate::sources::{SKILL_FILE_NAMES, skill_file};
@@ -73,14 +73,14 @@ pub(super) struct Walker<'o> {
     /// The walk's own diagnostics since the last skill found (they join the completion's
     /// queue ahead of it).
     diagnostics: Vec<Diagnostic>,
-    seen_files: HashSet<FileId>,
+    seen_files: FileIdSet,
     /// Directories entered, by identity; only tracked when following symlinks.
-    seen_directories: HashSet<FileId>,
+    seen_directories: FileIdSet,
     /// The state of each path read, for a cache to check later; `None` when not recording.
     stamps: Option<Vec<Stamp>>,
     observer: Option<Observer<'o>>,
-    /// Read each skill file whole and keep it, for a checker.
-    inspect: bool,
+    /// How much of each skill file's reading is kept.
+    keep: Keep,
     /// The parent (its handle's address) of the last skill the full search found: the next
     /// folders beneath it likely are skills too.
     skill_parent: Option<usize>,
@@ -154,7 +154,7 @@ impl<'o> Walker<'o> {
         record: bool,
         workers: Option<Workers>,
         observer: Option<Observer<'o>>,
-        inspect: bool,
+        keep: Keep,
         sink: Sink<'o>,
     ) -> Self {
         let (jobs, results) = match workers {
@@ -162,7 +162,7 @@ impl<'o> Walker<'o> {
             None => (None, None),
         };
         Walker {
-            inspect,
+            keep,
             stamps: record.then(Vec::new),
             symlinks,
             limits,
@@ -173,8 +173,8 @@ impl<'o> Walker<'o> {
             roots: Vec::new(),
             root_positions: HashMap::new(),
             diagnostics: Vec::new(),
-            seen_files: HashSet::new(),
-            seen_directories: HashSet::new(),
+            seen_files: FileIdSet::default(),
+            seen_directories: FileIdSet::default(),
             observer,
             skill_parent: None,
         }
@@ -208,7 +208,7 @@ impl<'o> Walker<'o> {
             let reread = Reread {
                 roots: &self.roots,
                 limits: self.limits,
-                inspect: self.inspect,
+                keep: self.keep,
             };
             self.completion.results(batch, &reread);
         }
@@ -220,7 +220,7 @@ impl<'o> Walker<'o> {
         let reread = Reread {
             roots: &self.roots,
             limits: self.limits,
-            inspect: self.inspect,
+            keep: self.keep,
         };
         self.completion.results(parsed, &reread);
     }
@@ -239,7 +239,7 @@ impl<'o> Walker<'o> {
                 let reread = Reread {
                     roots: &self.roots,
                     limits: self.limits,
-                    inspect: self.inspect,
+                    keep: self.keep,
                 };
                 self.completion.results(batch, &reread);
             }
@@ -248,7 +248,7 @@ impl<'o> Walker<'o> {
         let reread = Reread {
             roots: &self.roots,
             limits: self.limits,
-            inspect: self.inspect,
+            keep: self.keep,
         };
         let sink = self.completion.finish(&reread);
         Walked {
@@ -667,14 +667,14 @@ impl<'o> Walker<'o> {
             error: None,
             path,
             max_bytes: self.limits.max_file_bytes,
-            inspect: self.inspect,
+            keep: self.keep,
         };
         let mut file = opened.file;
         let Some(jobs) = &mut self.jobs else {
             // No workers: read and parse here, one file at a time.
             let mut bytes = std::mem::take(&mut self.scratch);
             bytes.clear();
-            let (len, max_bytes, whole) = (job.len, job.max_bytes, job.inspect);
+            let (len, max_bytes, whole) = (job.len, job.max_bytes, job.keep.whole());
             let parsed = match skill_file::read_head(&mut file, len, max_bytes, whole, &mut bytes) {
                 Ok(complete) => {
                     job.complete = complete;
@@ -687,7 +687,7 @@ impl<'o> Walker<'o> {
             let reread = Reread {
                 roots: &self.roots,
                 limits: self.limits,
-                inspect: self.inspect,
+                keep: self.keep,
             };
             self.completion.results([(slot, parsed)], &reread);
             return;
@@ -699,7 +699,7 @@ impl<'o> Walker<'o> {
                 let reread = Reread {
                     roots: &self.roots,
                     limits: self.limits,
-                    inspect: self.inspect,
+                    keep: self.keep,
                 };
                 self.completion
                     .results([(slot, Parsed::Failed(error))], &reread);

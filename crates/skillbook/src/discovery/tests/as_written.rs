@@ -94,3 +94,51 @@ fn a_rule_in_the_body_is_no_description() {
         );
     }
 }
+
+#[test]
+fn kept_front_matter_fields_are_the_ones_read_again_from_the_text() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    let front_matters = [
+        "name: plain\ndescription: Plain.",
+        "name: nested\ndescription: 'Quoted: yes'\nmetadata:\n  version: \"1.10\"\n  count: 0x1F",
+        "name: listed\ndescription: >-\n  Folded\n  text.\nallowed-tools:\n  - Read\n  - Write",
+        "name: anchored\ndescription: &text Anchored.\nsummary: *text\nflag: yes",
+        "name: nulls\ndescription: ~\nversion: -.Inf",
+        "name: [broken\ndescription: no",
+    ];
+    for (index, front_matter) in front_matters.iter().enumerate() {
+        skill(&root, &format!("s{index}"), front_matter);
+    }
+    let unclosed = root.join("unclosed");
+    fs::create_dir_all(&unclosed).unwrap();
+    fs::write(
+        unclosed.join("SKILL.md"),
+        "---\nname: unclosed\nlicense: MIT\n",
+    )
+    .unwrap();
+    let discovery = Discovery::new(workspace.path()).home(Home::Off);
+    let read_again = discovery.discover();
+    let kept = discovery.clone().keep_front_matter(true).discover();
+    assert_eq!(kept, read_again);
+    assert_eq!(kept.skills.len(), front_matters.len() + 1);
+    for (kept, read_again) in kept.skills.iter().zip(&read_again.skills) {
+        assert!(kept.fields.0.is_some() && read_again.fields.0.is_none());
+        assert_eq!(kept.front_matter(), read_again.front_matter());
+        assert_eq!(
+            serde_json::to_string(kept).unwrap(),
+            serde_json::to_string(read_again).unwrap()
+        );
+    }
+    // Handed over one at a time, the same.
+    let mut each = Vec::new();
+    discovery.keep_front_matter(true).discover_each(|finding| {
+        if let Finding::Skill(skill) = finding {
+            each.push(serde_json::to_string(&skill).unwrap());
+        }
+    });
+    let expected: Vec<String> = (read_again.skills.iter())
+        .map(|skill| serde_json::to_string(skill).unwrap())
+        .collect();
+    assert_eq!(each, expected);
+}

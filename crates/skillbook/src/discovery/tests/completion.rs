@@ -29,7 +29,7 @@ fn a_skill_without_a_result_is_reported_and_the_rest_completed() {
     let reread = complete::Reread {
         roots: &[],
         limits: Limits::default(),
-        inspect: false,
+        keep: crate::discovery::parse::Keep::Head,
     };
     let document = SkillDocument {
         name: Some("kept".to_owned()),
