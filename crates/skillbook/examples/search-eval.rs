@@ -3,7 +3,9 @@
 //! words alone and of plain BM25.
 //!
 //! `cargo run -p skillbook --example search-eval`; with `--misses`, also every query whose
-//! expected skills are not in skillbook's first five results, with the five it returned.
+//! expected skills are not in skillbook's first five results, with the five it returned. With
+//! `--multilingual`, the same over the multilingual set: its queries over the English skills and
+//! the skills described in other languages together, one row group per kind of query.
 
 #[path = "../tests/search_eval/eval.rs"]
 mod eval;
@@ -11,14 +13,28 @@ mod eval;
 use skillbook::search::{DEFAULT_LIMIT, Ranking};
 
 fn main() {
-    let skills = eval::skills();
-    let queries = eval::queries();
-    let (table, _) = eval::table(&skills, &queries);
+    let multilingual = std::env::args().any(|argument| argument == "--multilingual");
+    let (skills, queries, table) = if multilingual {
+        let skills = eval::union_skills();
+        let queries = eval::multilingual_queries();
+        let (table, _) = eval::multilingual_table(&skills, &queries);
+        (skills, queries, table)
+    } else {
+        let skills = eval::skills();
+        let queries = eval::queries();
+        let (table, _) = eval::table(&skills, &queries);
+        (skills, queries, table)
+    };
     println!("{table}");
-    if !std::env::args().any(|argument| argument == "--misses") {
-        return;
+    if std::env::args().any(|argument| argument == "--misses") {
+        print_misses(&skills, &queries);
     }
-    let index = eval::index(&skills, Ranking::Default);
+}
+
+/// Prints every query whose expected skills are not in skillbook's first five results, with the
+/// five it returned.
+fn print_misses(skills: &[eval::Skill], queries: &[eval::Query]) {
+    let index = eval::index(skills, Ranking::Default);
     for (line, query) in queries.iter().enumerate() {
         let rank = eval::first_rank(&index, query);
         if rank.is_some_and(|rank| rank <= DEFAULT_LIMIT) {
@@ -30,8 +46,9 @@ fn main() {
             .map(|hit| hit.name)
             .collect();
         println!(
-            "line {}: {:?}\n  expected {:?} (first at {})\n  returned {:?}",
+            "line {} ({}): {:?}\n  expected {:?} (first at {})\n  returned {:?}",
             line + 1,
+            query.kind,
             query.query,
             query.expected,
             rank.map_or("none".to_owned(), |rank| rank.to_string()),

@@ -1,6 +1,6 @@
 //! The retrieval evaluation of skill search, shared by the `search_eval` test and the
-//! `search-eval` example: the frozen corpus and queries, and recall@1, recall@5 and MRR of a
-//! ranking over them.
+//! `search-eval` example: the frozen corpus and queries, the frozen multilingual skills and
+//! queries, and recall@1, recall@5 and MRR of a ranking over them.
 #![expect(
     clippy::expect_used,
     reason = "the files are fixed and checked by the test; a bad line is a broken checkout"
@@ -16,6 +16,13 @@ use skillbook::search::{MAX_LIMIT, Ranking, SearchIndex};
 pub const SKILLS: &str = include_str!("skills.jsonl");
 /// The queries: one JSON object a line, `{"query", "expected", "kind"}`.
 pub const QUERIES: &str = include_str!("queries.jsonl");
+/// The skills described in other languages than English, searched together with [`SKILLS`].
+pub const MULTILINGUAL_SKILLS: &str = include_str!("multilingual_skills.jsonl");
+/// The multilingual queries, over [`SKILLS`] and [`MULTILINGUAL_SKILLS`] together.
+pub const MULTILINGUAL_QUERIES: &str = include_str!("multilingual_queries.jsonl");
+/// The kinds of multilingual query, in the order of the table.
+pub const MULTILINGUAL_KINDS: [&str; 4] =
+    ["same_language", "mixed", "cross_language", "paraphrase_en"];
 
 /// One skill of the corpus.
 #[derive(Debug, Deserialize)]
@@ -30,24 +37,50 @@ pub struct Query {
     pub query: String,
     /// Every skill that does what the query asks.
     pub expected: Vec<String>,
-    /// `task` (a request in a user's words), `name` (a skill's name) or `typo`.
+    /// `task` (a request in a user's words), `name` (a skill's name) or `typo`; in the
+    /// multilingual set, one of [`MULTILINGUAL_KINDS`].
     pub kind: String,
 }
 
-/// The corpus.
-pub fn skills() -> Vec<Skill> {
-    SKILLS
-        .lines()
+/// The skills of one file.
+fn parse_skills(text: &str) -> Vec<Skill> {
+    text.lines()
         .map(|line| serde_json::from_str(line).expect("a skill line"))
         .collect()
 }
 
-/// The queries.
-pub fn queries() -> Vec<Query> {
-    QUERIES
-        .lines()
+/// The queries of one file.
+fn parse_queries(text: &str) -> Vec<Query> {
+    text.lines()
         .map(|line| serde_json::from_str(line).expect("a query line"))
         .collect()
+}
+
+/// The corpus.
+pub fn skills() -> Vec<Skill> {
+    parse_skills(SKILLS)
+}
+
+/// The queries.
+pub fn queries() -> Vec<Query> {
+    parse_queries(QUERIES)
+}
+
+/// The skills described in other languages than English.
+pub fn multilingual_skills() -> Vec<Skill> {
+    parse_skills(MULTILINGUAL_SKILLS)
+}
+
+/// The corpus the multilingual queries search: the English skills, then the others.
+pub fn union_skills() -> Vec<Skill> {
+    let mut union = skills();
+    union.extend(multilingual_skills());
+    union
+}
+
+/// The multilingual queries.
+pub fn multilingual_queries() -> Vec<Query> {
+    parse_queries(MULTILINGUAL_QUERIES)
 }
 
 /// An index of the corpus ranked by `ranking`.
@@ -120,28 +153,69 @@ pub fn ranks(skills: &[Skill], queries: &[Query], ranking: Ranking) -> Vec<Optio
 /// Which queries (by line number from 0) a row of the table counts.
 type Keep<'a> = &'a dyn Fn(usize, &Query) -> bool;
 
+/// The rankings compared, with their labels in the tables.
+const RANKINGS: [(Ranking, &str); 3] = [
+    (Ranking::Default, "skillbook (`Default`)"),
+    (Ranking::Words, "words alone (`Words`)"),
+    (Ranking::Bm25, "plain BM25 (`Bm25`)"),
+];
+
+/// The first ranks of every query under each ranking: skillbook's, words alone, plain BM25.
+type RanksByRanking = [Vec<Option<usize>>; 3];
+
+/// The first ranks of every query under each ranking of [`RANKINGS`].
+fn ranks_by_ranking(skills: &[Skill], queries: &[Query]) -> RanksByRanking {
+    RANKINGS.map(|(ranking, _)| ranks(skills, queries, ranking))
+}
+
+/// The figures of one ranking over the queries `keep` selects.
+fn kept_figures(ranks: &[Option<usize>], queries: &[Query], keep: Keep<'_>) -> Figures {
+    let kept: Vec<Option<usize>> = ranks
+        .iter()
+        .zip(queries)
+        .enumerate()
+        .filter(|(line, (_, query))| keep(*line, query))
+        .map(|(_, (rank, _))| *rank)
+        .collect();
+    figures(&kept)
+}
+
+/// The figures of each ranking over the queries `keep` selects.
+fn figures_by_ranking(ranks: &RanksByRanking, queries: &[Query], keep: Keep<'_>) -> [Figures; 3] {
+    ranks
+        .each_ref()
+        .map(|ranks| kept_figures(ranks, queries, keep))
+}
+
+/// The head of a table: the corpus and query counts and the column names.
+fn table_head(skills: &[Skill], queries: &[Query]) -> String {
+    format!(
+        "{} skills, {} queries\n\n| queries | ranking | recall@1 | recall@5 | MRR |\n|---|---|---:|---:|---:|\n",
+        skills.len(),
+        queries.len()
+    )
+}
+
+/// The rows of a table for one set of queries: one per ranking.
+fn table_rows(label: &str, figures: &[Figures; 3]) -> String {
+    RANKINGS
+        .iter()
+        .zip(figures)
+        .map(|((_, name), row)| {
+            format!(
+                "| {label} ({}) | {name} | {:.3} | {:.3} | {:.3} |\n",
+                row.queries, row.recall_at_1, row.recall_at_5, row.mrr
+            )
+        })
+        .collect()
+}
+
 /// The table printed by the test and the example: each ranking over all queries, over the
 /// task queries only, and over the two halves (odd and even lines); and the figures over all
 /// queries of skillbook's ranking, words alone and plain BM25.
 pub fn table(skills: &[Skill], queries: &[Query]) -> (String, [Figures; 3]) {
-    let default = ranks(skills, queries, Ranking::Default);
-    let words = ranks(skills, queries, Ranking::Words);
-    let bm25 = ranks(skills, queries, Ranking::Bm25);
-    let subset = |ranks: &[Option<usize>], keep: &dyn Fn(usize, &Query) -> bool| {
-        let kept: Vec<Option<usize>> = ranks
-            .iter()
-            .zip(queries)
-            .enumerate()
-            .filter(|(line, (_, query))| keep(*line, query))
-            .map(|(_, (rank, _))| *rank)
-            .collect();
-        figures(&kept)
-    };
-    let mut out = format!(
-        "{} skills, {} queries\n\n| queries | ranking | recall@1 | recall@5 | MRR |\n|---|---|---:|---:|---:|\n",
-        skills.len(),
-        queries.len()
-    );
+    let ranks = ranks_by_ranking(skills, queries);
+    let mut out = table_head(skills, queries);
     let subsets: [(&str, Keep<'_>); 4] = [
         ("all", &|_, _| true),
         ("task only", &|_, query| query.kind == "task"),
@@ -149,18 +223,29 @@ pub fn table(skills: &[Skill], queries: &[Query]) -> (String, [Figures; 3]) {
         ("even lines", &|line, _| line % 2 == 1),
     ];
     for (label, keep) in subsets {
-        let rankings = [
-            ("skillbook (`Default`)", &default),
-            ("words alone (`Words`)", &words),
-            ("plain BM25 (`Bm25`)", &bm25),
-        ];
-        for (name, ranks) in rankings {
-            let f = subset(ranks, keep);
-            out.push_str(&format!(
-                "| {label} ({}) | {name} | {:.3} | {:.3} | {:.3} |\n",
-                f.queries, f.recall_at_1, f.recall_at_5, f.mrr
-            ));
-        }
+        out.push_str(&table_rows(
+            label,
+            &figures_by_ranking(&ranks, queries, keep),
+        ));
     }
-    (out, [figures(&default), figures(&words), figures(&bm25)])
+    (out, ranks.each_ref().map(|ranks| figures(ranks)))
+}
+
+/// One row group of the multilingual table: a kind of [`MULTILINGUAL_KINDS`] (or `all`) and the
+/// figures over its queries of skillbook's ranking, words alone and plain BM25.
+pub type KindFigures = (&'static str, [Figures; 3]);
+
+/// The multilingual table: each ranking over all multilingual queries and over the queries of
+/// each kind; and the figures of its rows, all first.
+pub fn multilingual_table(skills: &[Skill], queries: &[Query]) -> (String, Vec<KindFigures>) {
+    let ranks = ranks_by_ranking(skills, queries);
+    let mut out = table_head(skills, queries);
+    let mut rows = Vec::new();
+    for kind in std::iter::once("all").chain(MULTILINGUAL_KINDS) {
+        let keep = |_: usize, query: &Query| kind == "all" || query.kind == kind;
+        let kind_figures = figures_by_ranking(&ranks, queries, &keep);
+        out.push_str(&table_rows(kind, &kind_figures));
+        rows.push((kind, kind_figures));
+    }
+    (out, rows)
 }
