@@ -27,6 +27,16 @@ pub(crate) enum Command {
     Show(ShowArgs),
     /// Find the skills that match a task, as the model's `search_skills` tool does.
     Search(SearchArgs),
+    /// Run TASK with a real model that finds and uses the skills: the catalog in its system
+    /// prompt, its `read_file` and `search_skills` calls answered, until it answers.
+    ///
+    /// `--provider openai` speaks Chat Completions to `OPENAI_BASE_URL` (default
+    /// https://api.openai.com/v1; any compatible server) with `OPENAI_API_KEY`; `--provider
+    /// anthropic` speaks Messages to `ANTHROPIC_BASE_URL` (default https://api.anthropic.com)
+    /// with `ANTHROPIC_API_KEY`. A busy or failing API (429, 5xx) is tried again with pauses.
+    /// The transcript goes to stdout; `--format json` prints the whole run instead, which
+    /// `--resume FILE` goes on with.
+    Agent(AgentArgs),
     /// Run the `read_file` tool as a model would and print its JSON result.
     Read(ReadArgs),
     /// Print skills added, removed or changed as it happens (`+`, `-`, `~`), until interrupted.
@@ -317,8 +327,8 @@ pub(crate) struct CatalogArgs {
     /// The reader tool the catalog tells the model to use.
     #[arg(long, value_name = "NAME", default_value = "read_file")]
     pub(crate) tool_name: String,
-    /// The most characters the catalog may take: it shortens every entry alike (first
-    /// sentences, then names only, then no list and a search tool) until it fits.
+    /// The most characters the catalog may take: it shortens every entry alike (shortened
+    /// descriptions, then names only, then no list and a search tool) until it fits.
     #[arg(long, value_name = "CHARS", default_value_t = skillbook::DEFAULT_CATALOG_BUDGET)]
     pub(crate) budget: usize,
     /// Print the whole catalog, however long.
@@ -377,6 +387,39 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "N", default_value_t = 5,
           value_parser = clap::value_parser!(u64).range(1..=20))]
     pub(crate) limit: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AgentArgs {
+    /// The task for the model (may be left out with --resume).
+    #[arg(num_args = 1.., value_name = "TASK", required_unless_present = "resume")]
+    pub(crate) task: Vec<String>,
+    /// The API the model speaks [default: openai, or the resumed run's].
+    #[arg(long, value_enum)]
+    pub(crate) provider: Option<ModelProvider>,
+    /// The model [default: $OPENAI_MODEL or gpt-4.1-mini; $ANTHROPIC_MODEL or
+    /// claude-sonnet-4-5; or the resumed run's].
+    #[arg(long, value_name = "MODEL")]
+    pub(crate) model: Option<String>,
+    /// The most model turns before stopping without an answer (exit 1).
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub(crate) max_turns: u64,
+    /// The most characters of the catalog in the system prompt (see `catalog --budget`).
+    #[arg(long, value_name = "CHARS", default_value_t = skillbook::DEFAULT_CATALOG_BUDGET)]
+    pub(crate) budget: usize,
+    /// Go on with a run that `--format json` printed: its conversation, then TASK if given.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) resume: Option<PathBuf>,
+}
+
+/// The API a model speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ModelProvider {
+    /// OpenAI Chat Completions, or a server compatible with it.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 use crate::cli::{Cli, Command, CompletionsArgs, Format};
 use crate::output::{self, Outcome};
 
+mod agent;
 mod catalog;
 mod check;
 mod demo;
@@ -40,6 +41,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Catalog(args) => catalog::run(&cli.common, args),
         Command::Show(args) => show::run(&cli.common, args),
         Command::Search(args) => search::run(&cli.common, args),
+        Command::Agent(args) => agent::run(&cli.common, args),
         Command::Read(args) => read::run(&cli.common, args),
         Command::Watch => watch::run(&cli.common),
         Command::Check(args) => check::run(&cli.common, args),

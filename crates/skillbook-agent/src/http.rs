@@ -1,0 +1,220 @@
+//! Sending a request, and sending it again when the API is busy or failing.
+
+use std::time::Duration;
+
+use reqwest::blocking;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde_json::Value;
+
+use crate::{AgentError, Endpoint, Event, ModelApi};
+
+/// Anthropic's API version header.
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// The longest pause a `retry-after` header is followed for.
+const MAX_WAIT: Duration = Duration::from_secs(60);
+/// The most of an error body's text shown when it carries no message.
+const MAX_SHOWN: usize = 500;
+
+/// How a request that failed for a reason that may pass (a `429`, a `5xx`, no answer) is tried
+/// again: up to `attempts` times in all, waiting `first_wait`, then twice as long each time
+/// (the server's `retry-after`, when given, instead; at most 60 s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Retry {
+    /// Tries in all, the first included (at least one).
+    pub attempts: u32,
+    /// The first pause.
+    pub first_wait: Duration,
+}
+
+impl Default for Retry {
+    /// Four tries, the first pause one second.
+    fn default() -> Self {
+        Retry {
+            attempts: 4,
+            first_wait: Duration::from_secs(1),
+        }
+    }
+}
+
+impl Retry {
+    /// `attempts` tries in all, the first pause `first_wait`.
+    pub fn new(attempts: u32, first_wait: Duration) -> Self {
+        Retry {
+            attempts: attempts.max(1),
+            first_wait,
+        }
+    }
+}
+
+/// The HTTP client of one run.
+pub(crate) struct Client {
+    client: blocking::Client,
+    pub(crate) url: String,
+    api: ModelApi,
+    retry: Retry,
+}
+
+impl Client {
+    pub(crate) fn new(
+        endpoint: &Endpoint,
+        timeout: Duration,
+        retry: Retry,
+    ) -> Result<Self, AgentError> {
+        // An error means a provider is installed already, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let url = match endpoint.api {
+            ModelApi::OpenAiChat => format!("{}/chat/completions", endpoint.base_url),
+            ModelApi::Anthropic => format!("{}/v1/messages", endpoint.base_url),
+        };
+        let client = blocking::Client::builder()
+            .timeout(timeout)
+            .default_headers(headers(endpoint))
+            .build()
+            .map_err(|error| AgentError::Unreachable {
+                url: url.clone(),
+                reason: error.to_string(),
+            })?;
+        Ok(Client {
+            client,
+            url,
+            api: endpoint.api,
+            retry,
+        })
+    }
+
+    /// Posts `body` and returns the response's JSON, trying again as [`Retry`] says.
+    pub(crate) fn send(
+        &self,
+        body: &Value,
+        observe: &mut impl FnMut(&Event<'_>),
+    ) -> Result<Value, AgentError> {
+        let bytes = body.to_string();
+        let mut wait = self.retry.first_wait;
+        for attempt in 1..=self.retry.attempts {
+            let last = attempt == self.retry.attempts;
+            let failure = match self.client.post(&self.url).body(bytes.clone()).send() {
+                Ok(response) if response.status().is_success() => return self.json(response),
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let later = retry_after(response.headers());
+                    let error = self.api_error(status, response);
+                    if last || !(status == 429 || status >= 500) {
+                        return Err(error);
+                    }
+                    (Some(status), later)
+                }
+                Err(error) if last || error.is_builder() => {
+                    return Err(AgentError::Unreachable {
+                        url: self.url.clone(),
+                        reason: cause(&error),
+                    });
+                }
+                Err(_) => (None, None),
+            };
+            let (status, later) = failure;
+            let pause = later.unwrap_or(wait).min(MAX_WAIT);
+            observe(&Event::Retry {
+                status,
+                wait: pause,
+            });
+            std::thread::sleep(pause);
+            wait = wait.saturating_mul(2);
+        }
+        unreachable!("the last attempt returns")
+    }
+
+    fn json(&self, response: blocking::Response) -> Result<Value, AgentError> {
+        let text = response.text().map_err(|error| AgentError::Unreachable {
+            url: self.url.clone(),
+            reason: cause(&error),
+        })?;
+        serde_json::from_str(&text).map_err(|error| AgentError::Response {
+            url: self.url.clone(),
+            api: self.api,
+            problem: format!("it is not JSON ({error})"),
+        })
+    }
+
+    /// The error for an answer with `status`: the provider's message when its body has one.
+    fn api_error(&self, status: u16, response: blocking::Response) -> AgentError {
+        let text = response.text().unwrap_or_default();
+        AgentError::Api {
+            url: self.url.clone(),
+            status,
+            message: provider_message(&text),
+        }
+    }
+}
+
+/// The headers every request carries: the JSON type and the key, as the API wants it.
+fn headers(endpoint: &Endpoint) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    let key = endpoint.api_key.as_deref().unwrap_or_default();
+    let value = match endpoint.api {
+        ModelApi::OpenAiChat => HeaderValue::from_str(&format!("Bearer {key}")),
+        ModelApi::Anthropic => HeaderValue::from_str(key),
+    };
+    if let (Ok(mut value), false) = (value, key.is_empty()) {
+        value.set_sensitive(true);
+        let name = match endpoint.api {
+            ModelApi::OpenAiChat => "authorization",
+            ModelApi::Anthropic => "x-api-key",
+        };
+        headers.insert(name, value);
+    }
+    if endpoint.api == ModelApi::Anthropic {
+        headers.insert(
+            "anthropic-version",
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+    }
+    headers
+}
+
+/// The seconds of a `retry-after` header, when it gives a number.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let seconds: f64 = headers
+        .get("retry-after")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(60.0)))
+}
+
+/// The message of an error body — `{"error": {"message"}}` (OpenAI and Anthropic alike) or
+/// `{"message"}` — or the body's start, control characters left out.
+pub(crate) fn provider_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|value| {
+        value
+            .pointer("/error/message")
+            .or_else(|| value.get("message"))
+            .and_then(Value::as_str)
+    });
+    let shown = message.unwrap_or(body.trim());
+    let mut text: String = shown
+        .chars()
+        .filter(|c| !c.is_control() || *c == ' ')
+        .take(MAX_SHOWN)
+        .collect();
+    if text.is_empty() {
+        text = "(no message)".to_owned();
+    }
+    text
+}
+
+/// An error and its causes, in one line.
+fn cause(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
