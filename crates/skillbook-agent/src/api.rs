@@ -29,7 +29,11 @@ pub(crate) fn user_message(api: ModelApi, task: &str) -> Value {
 }
 
 /// The request body: the run's system prompt, items and tools, then the conversation.
-pub(crate) fn request(endpoint: &Endpoint, run: &PreparedRun, messages: &[Value]) -> Value {
+pub(crate) fn request(
+    endpoint: &Endpoint,
+    run: &PreparedRun,
+    messages: &[Value],
+) -> Result<Value, AgentError> {
     let provider = provider(endpoint.api);
     let mut all = Vec::with_capacity(messages.len() + run.items.len() + 1);
     if endpoint.api == ModelApi::OpenAiChat && !run.system_prompt.is_empty() {
@@ -38,7 +42,7 @@ pub(crate) fn request(endpoint: &Endpoint, run: &PreparedRun, messages: &[Value]
     all.extend(run.items_for(provider));
     all.extend_from_slice(messages);
     let mut body = json!({"model": endpoint.model, "messages": all});
-    let tools = run.tools_for(provider);
+    let tools = run.tools_for(provider)?;
     if !tools.is_empty() {
         body["tools"] = Value::Array(tools);
     }
@@ -48,7 +52,7 @@ pub(crate) fn request(endpoint: &Endpoint, run: &PreparedRun, messages: &[Value]
             body["system"] = json!(run.system_prompt);
         }
     }
-    body
+    Ok(body)
 }
 
 /// The results of one turn's calls as the API's messages.

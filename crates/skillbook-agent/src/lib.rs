@@ -205,6 +205,9 @@ pub enum AgentError {
         api: ModelApi,
         problem: String,
     },
+    /// The run cannot go to this API: a host tool is another provider's built-in tool.
+    #[error(transparent)]
+    Run(#[from] skillbook::runtime::RuntimeError),
     /// A stored conversation written for another API or model server.
     #[error(
         "the stored run was written for {stored:?}, not {asked:?}; resume it with the same \
@@ -312,7 +315,7 @@ impl Agent {
                 break Stop::TurnLimit;
             }
             turns += 1;
-            let body = api::request(&self.endpoint, run, &messages);
+            let body = api::request(&self.endpoint, run, &messages)?;
             let response = client.send(&body, &mut observe)?;
             let turn = api::turn(&self.endpoint, &client.url, &response)?;
             messages.push(turn.message);

@@ -434,9 +434,15 @@ impl PreparedRun {
     }
 
     /// The tools to send to `provider`: the host's tools as requested — a function tool given in
-    /// another provider's shape converted, anything else kept as it is — then the run's own
-    /// (see [`Provider`]).
-    pub fn tools_for(&self, provider: Provider) -> Vec<Value> {
+    /// another provider's shape converted, a built-in tool of `provider` kept as it is — then
+    /// the run's own (see [`Provider`]).
+    ///
+    /// # Errors
+    ///
+    /// [`RuntimeError::ForeignTool`] when a host tool is another provider's built-in tool
+    /// (`{"googleSearch": {}}` for OpenAI, `{"type": "web_search"}` for Gemini): it cannot be
+    /// converted, and sending it would be refused by the API.
+    pub fn tools_for(&self, provider: Provider) -> Result<Vec<Value>, RuntimeError> {
         provider.tools_with_host(&self.request.host_tools, &self.definitions)
     }
 

@@ -78,7 +78,7 @@ fn rendered(run: &PreparedRun, provider: Provider, response: &Value) -> Value {
     });
     assert!(!results[0].is_error, "{}", results[0].content);
     json!({
-        "tools": run.tools_for(provider),
+        "tools": run.tools_for(provider).unwrap(),
         "items": run.items_for(provider),
         "response": response,
         "calls": calls,

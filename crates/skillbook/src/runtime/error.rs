@@ -8,6 +8,20 @@ use crate::catalog::Fingerprint;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RuntimeError {
+    /// A host's built-in tool (no function tool) belongs to another provider than the one the
+    /// request goes to: only function tools can be converted, so it is refused, not sent.
+    #[error(
+        "the host tool `{tool}` is one of {owner}'s built-in tools, which {provider} does not \
+         offer; send it only to {owner}, or give the run a function tool in its place"
+    )]
+    ForeignTool {
+        /// Its `type`, or for Gemini its key (`googleSearch`).
+        tool: String,
+        /// The provider it belongs to.
+        owner: &'static str,
+        /// The API the request goes to.
+        provider: &'static str,
+    },
     /// The host owns both names the skill reader could take.
     #[error(
         "the host already has tools named `{first}` and `{second}`; rename one of them so the \

@@ -7,13 +7,14 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::RuntimeError;
 use super::messages::{ContextItem, ToolCall, ToolResult};
 
 mod definition;
 mod parse;
 
 pub(crate) use definition::tool_names;
-use definition::{Shape, gemini_declarations};
+use definition::{Family, Shape, gemini_declarations};
 pub use definition::{ToolDefinition, portable_tool_name};
 
 /// An LLM API whose shapes a run can speak.
@@ -25,14 +26,17 @@ pub use definition::{ToolDefinition, portable_tool_name};
 /// | | OpenAI Chat | OpenAI Responses | Anthropic | Gemini |
 /// |---|---|---|---|---|
 /// | system prompt | a `system` message | `instructions` | `system` | `systemInstruction` |
-/// | [`tools_for`](super::PreparedRun::tools_for) | `tools` | `tools` (`strict: false`) | `tools` | `tools`: one `Tool` with every `functionDeclarations` entry |
+/// | [`tools_for`](super::PreparedRun::tools_for) | `tools` | `tools` (`strict: false`, but `true` for `activate_skill`) | `tools` | `tools`: one `Tool` with every `functionDeclarations` entry |
 /// | [`items_for`](super::PreparedRun::items_for) | `messages`, before the history | `input` | `messages` | `contents` |
 /// | [`parse_tool_calls`](Provider::parse_tool_calls) | `choices[0].message.tool_calls` | `output[]` of type `function_call` | `content[]` of type `tool_use` | `candidates[0].content.parts[].functionCall` |
 /// | [`result_messages`](Provider::result_messages) | one `tool` message per call | one `function_call_output` item per call | **one** `user` message with every `tool_result` | **one** `user` content with every `functionResponse` |
 ///
 /// The host's own tools may be given in any of these shapes: [`tools_for`](super::PreparedRun::tools_for)
-/// converts its function tools, passes its built-in tools (web search, code execution, …)
-/// through, and the reader is still aliased when the host owns a `read_file` in any shape. All the
+/// converts its function tools (a Gemini declaration's OpenAPI-style `parameters` becomes JSON
+/// Schema: `"OBJECT"` → `"object"`, `nullable` → a `"null"` type), passes a provider's built-in
+/// tools (web search, code execution, …) through to that provider and refuses them for the
+/// others ([`RuntimeError::ForeignTool`](super::RuntimeError::ForeignTool): no other API offers
+/// them), and the reader is still aliased when the host owns a `read_file` in any shape. All the
 /// results of one model turn go back together: the run answers its own calls and the host its
 /// tools through [`PreparedRun::answer`](super::PreparedRun::answer).
 ///
@@ -54,7 +58,7 @@ pub use definition::{ToolDefinition, portable_tool_name};
 /// let mut messages = vec![json!({"role": "system", "content": run.system_prompt})];
 /// messages.extend(run.items_for(chat));
 /// messages.push(json!({"role": "user", "content": "Describe autumn."}));
-/// let body = json!({"model": "gpt-5", "messages": messages, "tools": run.tools_for(chat)});
+/// let body = json!({"model": "gpt-5", "messages": messages, "tools": run.tools_for(chat)?});
 /// // POST body to /v1/chat/completions; then, with the reply:
 /// # let reply = json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
 /// #     {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"skill://haiku/SKILL.md\"}"}}]}}]});
@@ -82,7 +86,7 @@ pub use definition::{ToolDefinition, portable_tool_name};
 /// let mut input = run.items_for(responses);
 /// input.push(json!({"role": "user", "content": "Describe autumn."}));
 /// let body = json!({"model": "gpt-5", "instructions": run.system_prompt, "input": input,
-///                   "tools": run.tools_for(responses)});
+///                   "tools": run.tools_for(responses)?});
 /// // POST body to /v1/responses; then, with the reply:
 /// # let reply = json!({"output": [{"type": "function_call", "id": "fc_1", "call_id": "call_1",
 /// #     "name": "read_file", "arguments": "{\"path\":\"skill://haiku/SKILL.md\"}"}]});
@@ -109,7 +113,7 @@ pub use definition::{ToolDefinition, portable_tool_name};
 /// let mut messages = run.items_for(anthropic);
 /// messages.push(json!({"role": "user", "content": "Describe autumn."}));
 /// let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": run.system_prompt,
-///                   "messages": messages, "tools": run.tools_for(anthropic)});
+///                   "messages": messages, "tools": run.tools_for(anthropic)?});
 /// // POST body to /v1/messages; then, with the reply:
 /// # let reply = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",
 /// #     "name": "read_file", "input": {"path": "skill://haiku/SKILL.md"}}]});
@@ -140,7 +144,7 @@ pub use definition::{ToolDefinition, portable_tool_name};
 /// let mut contents = run.items_for(gemini);
 /// contents.push(json!({"role": "user", "parts": [{"text": "Describe autumn."}]}));
 /// let body = json!({"systemInstruction": {"parts": [{"text": run.system_prompt}]},
-///                   "contents": contents, "tools": run.tools_for(gemini)});
+///                   "contents": contents, "tools": run.tools_for(gemini)?});
 /// // POST body to /v1beta/models/…:generateContent; then, with the reply:
 /// # let reply = json!({"candidates": [{"content": {"role": "model", "parts": [
 /// #     {"functionCall": {"name": "read_file", "args": {"path": "skill://haiku/SKILL.md"}}}]}}]});
@@ -192,20 +196,23 @@ impl Provider {
     /// whose definitions all go in one `Tool` (`{"functionDeclarations": […]}`). No definitions,
     /// no tools.
     pub fn tools(self, definitions: &[ToolDefinition]) -> Vec<Value> {
-        self.tools_with_host(&[], definitions)
+        // Only the run's own definitions: nothing to refuse.
+        self.tools_with_host(&[], definitions).unwrap_or_default()
     }
 
     /// The host's tools, then `definitions`, in this provider's shape.
     ///
-    /// A host tool already in this shape, and one that is no function tool (a built-in tool),
-    /// is kept as it is; a function tool in another provider's shape is converted. For Gemini,
-    /// every function declaration goes in one leading `Tool`, and the host's other Gemini tools
+    /// A host tool already in this shape is kept as it is; a function tool in another
+    /// provider's shape is converted (a Gemini declaration's `parameters`, an OpenAPI-style
+    /// `Schema`, made JSON Schema). A provider's built-in tool (no function tool) is kept for
+    /// that provider and refused for the others, which do not offer it. For Gemini, every
+    /// function declaration goes in one leading `Tool`, and the host's other Gemini tools
     /// (`googleSearch`, …) follow it.
     pub(crate) fn tools_with_host(
         self,
         host: &[Value],
         definitions: &[ToolDefinition],
-    ) -> Vec<Value> {
+    ) -> Result<Vec<Value>, RuntimeError> {
         let mut declarations = Vec::new();
         let mut tools = Vec::new();
         for tool in host {
@@ -227,11 +234,15 @@ impl Provider {
                     rest.remove(key);
                 }
                 if rest.as_object().is_some_and(|rest| !rest.is_empty()) {
+                    self.accepts_built_in(&rest)?;
                     tools.push(rest);
                 }
                 continue;
             }
             let shape = Shape::of(tool);
+            if shape == Shape::Other {
+                self.accepts_built_in(tool)?;
+            }
             let converted = match ToolDefinition::from_tool(tool) {
                 Some(definition) if !shape.native(self) => definition.render(self),
                 _ => tool.clone(),
@@ -245,13 +256,35 @@ impl Provider {
         let own = definitions.iter().map(|definition| definition.render(self));
         if self != Provider::Gemini {
             tools.extend(own);
-            return tools;
+            return Ok(tools);
         }
         declarations.extend(own);
         if !declarations.is_empty() {
             tools.insert(0, json!({ "functionDeclarations": declarations }));
         }
-        tools
+        Ok(tools)
+    }
+
+    /// Refuses a host's built-in tool of another provider: it cannot be converted.
+    fn accepts_built_in(self, tool: &Value) -> Result<(), RuntimeError> {
+        match definition::built_in_owner(tool) {
+            Some((owner, name)) if owner != Family::of(self) => Err(RuntimeError::ForeignTool {
+                tool: name,
+                owner: owner.name(),
+                provider: self.name(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The API's name, for people.
+    fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAiChat => "OpenAI Chat Completions",
+            Provider::OpenAiResponses => "OpenAI Responses",
+            Provider::Anthropic => "Anthropic Messages",
+            Provider::Gemini => "Gemini",
+        }
     }
 
     /// A context item (a host-selected skill's content) as this provider's user message:

@@ -163,8 +163,8 @@ mod tests {
             .unwrap();
         assert_eq!(resumed.record(), record);
         assert_eq!(
-            resumed.tools_for(Provider::Anthropic),
-            run.tools_for(Provider::Anthropic)
+            resumed.tools_for(Provider::Anthropic).unwrap(),
+            run.tools_for(Provider::Anthropic).unwrap()
         );
     }
 

@@ -168,7 +168,12 @@ fn activate_definition<'a>(names: impl IntoIterator<Item = &'a SkillName>) -> To
         "required": ["name"],
         "additionalProperties": false
     });
-    ToolDefinition::new(ACTIVATE_SKILL, ACTIVATE_DESCRIPTION, parameters)
+    // Every property required, nothing else allowed: a schema the providers can hold the model
+    // to exactly (OpenAI Responses takes `strict: true` for it).
+    ToolDefinition {
+        strict: true,
+        ..ToolDefinition::new(ACTIVATE_SKILL, ACTIVATE_DESCRIPTION, parameters)
+    }
 }
 
 #[cfg(test)]

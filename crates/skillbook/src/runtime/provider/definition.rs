@@ -72,11 +72,15 @@ impl ToolDefinition {
             Shape::GeminiTool | Shape::Other => return None,
         };
         let text = |key: &str| fields.get(key).and_then(Value::as_str);
-        let parameters = parameters
+        let (key, parameters) = parameters
             .iter()
-            .find_map(|key| fields.get(*key).filter(|value| !value.is_null()))
-            .cloned()
-            .unwrap_or(Value::Null);
+            .find_map(|key| Some((*key, fields.get(*key).filter(|value| !value.is_null())?)))
+            .map_or(("", Value::Null), |(key, value)| (key, value.clone()));
+        // A declaration's `parameters` is Gemini's OpenAPI-style `Schema`: made JSON Schema.
+        let parameters = match (Shape::of(tool), key) {
+            (Shape::Declaration, "parameters") => json_schema_of(&parameters),
+            _ => parameters,
+        };
         Some(ToolDefinition {
             strict: fields
                 .get("strict")
@@ -125,6 +129,110 @@ impl ToolDefinition {
         }
         Value::Object(fields)
     }
+}
+
+/// A Gemini `Schema` (the OpenAPI subset a declaration's `parameters` takes) as the JSON Schema
+/// the other providers take: upper-case type names (`OBJECT`) lower-cased, `nullable: true` made
+/// a `"null"` type (or a `null` choice of an `anyOf`), `propertyOrdering` and the `enum` format
+/// dropped, nested schemas alike. A schema that is JSON Schema already passes unchanged.
+pub(super) fn json_schema_of(schema: &Value) -> Value {
+    let Some(fields) = schema.as_object() else {
+        return schema.clone();
+    };
+    let mut converted = Map::new();
+    for (key, value) in fields {
+        let value = match key.as_str() {
+            "type" => match value.as_str() {
+                Some(name) => Value::from(name.to_ascii_lowercase()),
+                None => value.clone(),
+            },
+            "properties" | "$defs" | "definitions" => match value.as_object() {
+                Some(schemas) => (schemas.iter())
+                    .map(|(name, schema)| (name.clone(), json_schema_of(schema)))
+                    .collect::<Map<_, _>>()
+                    .into(),
+                None => value.clone(),
+            },
+            "items" | "additionalProperties" | "not" => json_schema_of(value),
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => match value.as_array() {
+                Some(schemas) => schemas.iter().map(json_schema_of).collect(),
+                None => value.clone(),
+            },
+            "nullable" | "propertyOrdering" => continue,
+            "format" if value == "enum" => continue,
+            _ => value.clone(),
+        };
+        converted.insert(key.clone(), value);
+    }
+    if fields.get("nullable") == Some(&Value::Bool(true)) {
+        allow_null(&mut converted);
+    }
+    Value::Object(converted)
+}
+
+/// Makes a converted schema accept `null` too.
+fn allow_null(schema: &mut Map<String, Value>) {
+    match schema.get_mut("type") {
+        Some(Value::String(name)) => {
+            let name = std::mem::take(name);
+            schema.insert("type".into(), json!([name, "null"]));
+        }
+        Some(Value::Array(names)) if !names.iter().any(|name| name == "null") => {
+            names.push("null".into());
+        }
+        Some(_) => {}
+        None => {
+            if let Some(Value::Array(choices)) = schema.get_mut("anyOf") {
+                choices.push(json!({"type": "null"}));
+            }
+        }
+    }
+}
+
+/// The providers whose built-in tools (the ones that are no function tool) a host may send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Family {
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+impl Family {
+    pub(super) fn of(provider: Provider) -> Family {
+        match provider {
+            Provider::OpenAiChat | Provider::OpenAiResponses => Family::OpenAi,
+            Provider::Anthropic => Family::Anthropic,
+            Provider::Gemini => Family::Gemini,
+        }
+    }
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Family::OpenAi => "OpenAI",
+            Family::Anthropic => "Anthropic",
+            Family::Gemini => "Gemini",
+        }
+    }
+}
+
+/// Whose built-in tool `tool` is, and what names it, when that can be told: Gemini's are keys
+/// with no `type` (`{"googleSearch": {}}`), Anthropic's have a dated `type`
+/// (`web_search_20250305`), OpenAI's an undated one (`web_search`, `file_search`, `custom`).
+pub(super) fn built_in_owner(tool: &Value) -> Option<(Family, String)> {
+    let object = tool.as_object()?;
+    let Some(kind) = object.get("type").and_then(Value::as_str) else {
+        let key = object.keys().next()?;
+        return Some((Family::Gemini, key.clone()));
+    };
+    let dated = kind
+        .rsplit_once('_')
+        .is_some_and(|(_, date)| date.len() == 8 && date.bytes().all(|byte| byte.is_ascii_digit()));
+    let family = if dated {
+        Family::Anthropic
+    } else {
+        Family::OpenAi
+    };
+    Some((family, kind.to_owned()))
 }
 
 /// Whether every provider accepts `name` as a tool name: `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` (a

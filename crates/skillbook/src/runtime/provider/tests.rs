@@ -145,7 +145,7 @@ fn host_tools_are_converted_to_the_target_shape_and_the_runs_follow() {
     )];
     let host = [chat.clone(), anthropic_search.clone()];
     assert_eq!(
-        Provider::Anthropic.tools_with_host(&host, &own),
+        Provider::Anthropic.tools_with_host(&host, &own).unwrap(),
         [
             weather().render(Provider::Anthropic),
             anthropic_search.clone(),
@@ -156,21 +156,27 @@ fn host_tools_are_converted_to_the_target_shape_and_the_runs_follow() {
     let cached = json!({"name": "get_weather", "description": "The weather in a city.",
                         "input_schema": parameters, "cache_control": {"type": "ephemeral"}});
     assert_eq!(
-        Provider::Anthropic.tools_with_host(std::slice::from_ref(&cached), &[]),
+        Provider::Anthropic
+            .tools_with_host(std::slice::from_ref(&cached), &[])
+            .unwrap(),
         std::slice::from_ref(&cached)
     );
+    let declarations_only = json!({"functionDeclarations": [weather().render(Provider::Gemini)]});
     assert_eq!(
-        Provider::OpenAiChat.tools_with_host(&[cached, gemini_tool.clone()], &own),
+        Provider::OpenAiChat
+            .tools_with_host(&[cached, declarations_only], &own)
+            .unwrap(),
         [
             weather().render(Provider::OpenAiChat),
             weather().render(Provider::OpenAiChat),
-            json!({"googleSearch": {}}),
             own[0].render(Provider::OpenAiChat),
         ]
     );
     // Gemini: every declaration in one leading Tool, the host's other tools after it.
     assert_eq!(
-        Provider::Gemini.tools_with_host(&[chat, gemini_tool, json!({"codeExecution": {}})], &own),
+        Provider::Gemini
+            .tools_with_host(&[chat, gemini_tool, json!({"codeExecution": {}})], &own)
+            .unwrap(),
         [
             json!({"functionDeclarations": [
                 weather().render(Provider::Gemini),
@@ -185,6 +191,114 @@ fn host_tools_are_converted_to_the_target_shape_and_the_runs_follow() {
     assert_eq!(
         Provider::Gemini.tools(&own),
         [json!({"functionDeclarations": [own[0].render(Provider::Gemini)]})]
+    );
+}
+
+#[test]
+fn a_built_in_tool_goes_only_to_its_own_provider() {
+    let refused =
+        |provider: Provider, tool: Value| match provider.tools_with_host(&[tool], &[]).unwrap_err()
+        {
+            RuntimeError::ForeignTool {
+                tool,
+                owner,
+                provider,
+            } => format!("{tool} {owner} {provider}"),
+            other => panic!("{other}"),
+        };
+    let gemini = json!({"functionDeclarations": [weather().render(Provider::Gemini)],
+                        "googleSearch": {}});
+    assert_eq!(
+        refused(Provider::OpenAiChat, gemini.clone()),
+        "googleSearch Gemini OpenAI Chat Completions"
+    );
+    assert_eq!(
+        refused(Provider::Anthropic, json!({"codeExecution": {}})),
+        "codeExecution Gemini Anthropic Messages"
+    );
+    let anthropic = json!({"type": "web_search_20250305", "name": "web_search", "max_uses": 3});
+    assert_eq!(
+        refused(Provider::OpenAiResponses, anthropic.clone()),
+        "web_search_20250305 Anthropic OpenAI Responses"
+    );
+    let openai = json!({"type": "web_search"});
+    assert_eq!(
+        refused(Provider::Gemini, openai.clone()),
+        "web_search OpenAI Gemini"
+    );
+    assert_eq!(
+        refused(Provider::Anthropic, openai.clone()),
+        "web_search OpenAI Anthropic Messages"
+    );
+    // Each is kept, as it is, for its own provider.
+    for (provider, tool) in [
+        (Provider::OpenAiResponses, openai.clone()),
+        (Provider::OpenAiChat, openai),
+        (Provider::Anthropic, anthropic),
+    ] {
+        assert_eq!(
+            provider
+                .tools_with_host(std::slice::from_ref(&tool), &[])
+                .unwrap(),
+            [tool]
+        );
+    }
+    let message = RuntimeError::ForeignTool {
+        tool: "googleSearch".into(),
+        owner: "Gemini",
+        provider: "OpenAI Chat Completions",
+    }
+    .to_string();
+    assert!(message.contains("send it only to Gemini"), "{message}");
+}
+
+#[test]
+fn a_gemini_schema_becomes_json_schema_for_the_other_providers() {
+    let declaration = json!({"name": "book", "description": "Book a table.", "parameters": {
+        "type": "OBJECT",
+        "propertyOrdering": ["when", "guests"],
+        "properties": {
+            "when": {"type": "STRING", "format": "date-time"},
+            "guests": {"type": "INTEGER", "nullable": true},
+            "seating": {"type": "STRING", "format": "enum", "enum": ["inside", "outside"]},
+            "notes": {"type": "ARRAY", "items": {"type": "STRING"}, "nullable": true},
+            "either": {"anyOf": [{"type": "STRING"}, {"type": "NUMBER"}], "nullable": true}
+        },
+        "required": ["when"]
+    }});
+    let expected = json!({
+        "type": "object",
+        "properties": {
+            "when": {"type": "string", "format": "date-time"},
+            "guests": {"type": ["integer", "null"]},
+            "seating": {"type": "string", "enum": ["inside", "outside"]},
+            "notes": {"type": ["array", "null"], "items": {"type": "string"}},
+            "either": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "null"}]}
+        },
+        "required": ["when"]
+    });
+    let definition = ToolDefinition::from_tool(&declaration).unwrap();
+    assert_eq!(definition.parameters, expected);
+    let tools = Provider::Anthropic
+        .tools_with_host(
+            &[json!({"functionDeclarations": [declaration.clone()]})],
+            &[],
+        )
+        .unwrap();
+    assert_eq!(tools[0]["input_schema"], expected);
+    // To Gemini it goes as the host wrote it; a JSON Schema (`parametersJsonSchema`, or another
+    // provider's tool) is never touched.
+    assert_eq!(
+        Provider::Gemini
+            .tools_with_host(std::slice::from_ref(&declaration), &[])
+            .unwrap()[0]["functionDeclarations"][0],
+        declaration
+    );
+    let json_schema = json!({"name": "book", "parametersJsonSchema": {"type": "object",
+                             "properties": {"x": {"type": ["string", "null"]}}}});
+    assert_eq!(
+        ToolDefinition::from_tool(&json_schema).unwrap().parameters,
+        json_schema["parametersJsonSchema"]
     );
 }
 
@@ -215,7 +329,7 @@ fn a_host_read_file_in_any_shape_aliases_the_reader() {
         assert_eq!(run.reader_name(), Some(READ_SKILL_FILE), "{provider}");
         assert_eq!(run.search_name(), Some(SEARCH_SKILL_CATALOG), "{provider}");
         // The host's tools stay as given, the run's follow in the same shape.
-        let tools = run.tools_for(provider);
+        let tools = run.tools_for(provider).unwrap();
         let mut names: Vec<&str> = tools.iter().flat_map(tool_names).collect();
         names.sort_unstable();
         assert_eq!(
@@ -270,7 +384,7 @@ fn the_default_tools_are_the_openai_chat_rendering() {
         .prepare(RunRequest::new("Host.").with_tools(host))
         .unwrap();
     assert_eq!(run.tools.len(), 4);
-    assert_eq!(run.tools, run.tools_for(Provider::OpenAiChat));
+    assert_eq!(run.tools, run.tools_for(Provider::OpenAiChat).unwrap());
     assert_eq!(
         run.items_for(Provider::Gemini),
         Vec::<Value>::new(),
@@ -642,4 +756,27 @@ fn the_readme_shows_the_provider_examples_as_they_are_tested() {
             "README.md does not show this example as tested:\n{example}"
         );
     }
+}
+
+#[test]
+fn activate_skill_is_sent_strict_and_the_other_tools_are_not() {
+    let (_workspace, runtime) = runtime();
+    let run = runtime.prepare(RunRequest::new("Host.")).unwrap();
+    let tools = run.tools_for(Provider::OpenAiResponses).unwrap();
+    let strict: Vec<(&str, bool)> = tools
+        .iter()
+        .map(|tool| (tool["name"].as_str().unwrap(), tool["strict"] == true))
+        .collect();
+    assert_eq!(
+        strict,
+        [
+            (READ_FILE, false),
+            (SEARCH_SKILLS, false),
+            ("activate_skill", true)
+        ]
+    );
+    // Its schema is one strict mode takes: every property required, nothing else allowed.
+    let schema = &tools[2]["parameters"];
+    assert_eq!(schema["required"], json!(["name"]));
+    assert_eq!(schema["additionalProperties"], false);
 }
