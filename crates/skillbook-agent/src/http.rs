@@ -91,8 +91,10 @@ impl Client {
     ) -> Result<Value, AgentError> {
         let bytes = body.to_string();
         let mut wait = self.retry.first_wait;
-        for attempt in 1..=self.retry.attempts {
-            let last = attempt == self.retry.attempts;
+        // At least one try, whatever the fields were set to.
+        let attempts = self.retry.attempts.max(1);
+        for attempt in 1..=attempts {
+            let last = attempt == attempts;
             let failure = match self.client.post(&self.url).body(bytes.clone()).send() {
                 Ok(response) if response.status().is_success() => return self.json(response),
                 Ok(response) => {

@@ -239,8 +239,11 @@ fn retries_run_out_and_an_unreachable_server_is_named() {
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", free.local_addr().unwrap());
     drop(free);
+    // No tries asked for is still one.
+    let mut once = Retry::new(1, Duration::ZERO);
+    once.attempts = 0;
     let error = Agent::new(Endpoint::openai("scripted").base_url(&url))
-        .retry(Retry::new(1, Duration::ZERO))
+        .retry(once)
         .run(&run, "Hello.", |_| {})
         .unwrap_err();
     assert!(
