@@ -1,5 +1,6 @@
 //! Sending a request, and sending it again when the API is busy or failing.
 
+use std::io::Read;
 use std::time::Duration;
 
 use reqwest::blocking;
@@ -12,6 +13,10 @@ use crate::{AgentError, Endpoint, Event, ModelApi};
 const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// The longest pause a `retry-after` header is followed for.
 const MAX_WAIT: Duration = Duration::from_secs(60);
+/// The largest response body read: a model turn is far smaller.
+pub(crate) const MAX_RESPONSE_BYTES: usize = 32 << 20;
+/// The most of an error body read.
+const MAX_ERROR_BYTES: usize = 64 << 10;
 /// The most of an error body's text shown when it carries no message.
 const MAX_SHOWN: usize = 500;
 
@@ -127,26 +132,45 @@ impl Client {
     }
 
     fn json(&self, response: blocking::Response) -> Result<Value, AgentError> {
-        let text = response.text().map_err(|error| AgentError::Unreachable {
-            url: self.url.clone(),
-            reason: cause(&error),
+        let bytes = read_at_most(response, MAX_RESPONSE_BYTES).map_err(|error| {
+            AgentError::Unreachable {
+                url: self.url.clone(),
+                reason: error.to_string(),
+            }
         })?;
-        serde_json::from_str(&text).map_err(|error| AgentError::Response {
+        let problem = |problem: String| AgentError::Response {
             url: self.url.clone(),
             api: self.api,
-            problem: format!("it is not JSON ({error})"),
-        })
+            problem,
+        };
+        if bytes.len() > MAX_RESPONSE_BYTES {
+            return Err(problem(format!(
+                "it is larger than {} MiB, more than any model turn needs",
+                MAX_RESPONSE_BYTES >> 20
+            )));
+        }
+        serde_json::from_slice(&bytes).map_err(|error| problem(format!("it is not JSON ({error})")))
     }
 
     /// The error for an answer with `status`: the provider's message when its body has one.
     fn api_error(&self, status: u16, response: blocking::Response) -> AgentError {
-        let text = response.text().unwrap_or_default();
+        let bytes = read_at_most(response, MAX_ERROR_BYTES).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_ERROR_BYTES)]);
         AgentError::Api {
             url: self.url.clone(),
             status,
             message: provider_message(&text),
         }
     }
+}
+
+/// Up to `limit` bytes of `response`'s body, and one more when there are more: a server, or
+/// whatever answers at its address, cannot make the run hold more than that.
+fn read_at_most(response: blocking::Response, limit: usize) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let most = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    response.take(most).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The headers every request carries: the JSON type and the key, as the API wants it.

@@ -291,3 +291,17 @@ fn a_stored_run_goes_on_and_the_turn_limit_stops_a_model_that_keeps_calling() {
         .unwrap_err();
     assert!(matches!(error, AgentError::OtherApi { .. }), "{error:?}");
 }
+
+#[test]
+fn an_oversized_or_broken_response_is_refused_not_held() {
+    let workspace = workspace();
+    let run = prepared(workspace.path());
+    let huge = json!({"choices": [{"message": {"role": "assistant",
+                                               "content": "x".repeat(33 << 20)}}]});
+    let server = ModelServer::start(vec![Reply::ok(huge), Reply::ok(json!("not a completion"))]);
+    let agent = Agent::new(Endpoint::openai("scripted").base_url(&server.base_url)).retry(quick());
+    let error = agent.run(&run, "Hello.", |_| {}).unwrap_err();
+    assert!(error.to_string().contains("larger than 32 MiB"), "{error}");
+    let error = agent.run(&run, "Hello.", |_| {}).unwrap_err();
+    assert!(matches!(error, AgentError::Response { .. }), "{error:?}");
+}
