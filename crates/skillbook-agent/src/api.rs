@@ -55,6 +55,30 @@ pub(crate) fn request(
     Ok(body)
 }
 
+/// An OpenAI assistant message as it goes back in the history: its content and tool calls
+/// alone. What else a server adds (`reasoning`, `refusal`, `annotations`, an empty
+/// `tool_calls`) is left out, since compatible servers refuse fields they do not know.
+fn assistant_message(message: &Value) -> Value {
+    let mut kept = json!({"role": "assistant", "content": message.get("content").cloned().unwrap_or(Value::Null)});
+    if let Some(calls) = message
+        .get("tool_calls")
+        .filter(|calls| calls.as_array().is_some_and(|calls| !calls.is_empty()))
+    {
+        kept["tool_calls"] = calls.clone();
+    }
+    kept
+}
+
+/// Whether `message` holds nothing: the APIs refuse an empty assistant turn in the history.
+pub(crate) fn is_empty(message: &Value) -> bool {
+    match &message["content"] {
+        Value::Array(blocks) => blocks.is_empty() && message.get("tool_calls").is_none(),
+        Value::String(text) => text.is_empty() && message.get("tool_calls").is_none(),
+        Value::Null => message.get("tool_calls").is_none(),
+        _ => false,
+    }
+}
+
 /// The results of one turn's calls as the API's messages.
 pub(crate) fn results(api: ModelApi, results: &[ToolResult]) -> Vec<Value> {
     provider(api).result_messages(results)
@@ -68,10 +92,12 @@ pub(crate) fn turn(endpoint: &Endpoint, url: &str, response: &Value) -> Result<T
         problem: problem.to_owned(),
     };
     let message = match endpoint.api {
-        ModelApi::OpenAiChat => response
-            .pointer("/choices/0/message")
-            .cloned()
-            .ok_or_else(|| problem("it has no `choices[0].message`"))?,
+        ModelApi::OpenAiChat => {
+            let message = response
+                .pointer("/choices/0/message")
+                .ok_or_else(|| problem("it has no `choices[0].message`"))?;
+            assistant_message(message)
+        }
         ModelApi::Anthropic => {
             let content = response
                 .get("content")

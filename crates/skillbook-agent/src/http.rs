@@ -14,7 +14,7 @@ const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// The longest pause a `retry-after` header is followed for.
 const MAX_WAIT: Duration = Duration::from_secs(60);
 /// The largest response body read: a model turn is far smaller.
-pub(crate) const MAX_RESPONSE_BYTES: usize = 32 << 20;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 4 << 20;
 /// The most of an error body read.
 const MAX_ERROR_BYTES: usize = 64 << 10;
 /// The most of an error body's text shown when it carries no message.
@@ -55,6 +55,9 @@ impl Retry {
 /// The HTTP client of one run.
 pub(crate) struct Client {
     client: blocking::Client,
+    /// Where requests go.
+    target: String,
+    /// The same address as errors show it: without credentials or query.
     pub(crate) url: String,
     api: ModelApi,
     retry: Retry,
@@ -68,20 +71,26 @@ impl Client {
     ) -> Result<Self, AgentError> {
         // An error means a provider is installed already, which serves as well.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let url = match endpoint.api {
-            ModelApi::OpenAiChat => format!("{}/chat/completions", endpoint.base_url),
-            ModelApi::Anthropic => format!("{}/v1/messages", endpoint.base_url),
+        let path = match endpoint.api {
+            ModelApi::OpenAiChat => "chat/completions",
+            ModelApi::Anthropic => "v1/messages",
+        };
+        let target = joined(&endpoint.base_url, path);
+        let url = shown(&target);
+        let unreachable = |reason: String| AgentError::Unreachable {
+            url: url.clone(),
+            reason,
         };
         let client = blocking::Client::builder()
             .timeout(timeout)
-            .default_headers(headers(endpoint))
+            // The key goes to the address given and nowhere else: a redirect is an error.
+            .redirect(reqwest::redirect::Policy::none())
+            .default_headers(headers(endpoint).map_err(unreachable)?)
             .build()
-            .map_err(|error| AgentError::Unreachable {
-                url: url.clone(),
-                reason: error.to_string(),
-            })?;
+            .map_err(|error| unreachable(error.to_string()))?;
         Ok(Client {
             client,
+            target,
             url,
             api: endpoint.api,
             retry,
@@ -100,7 +109,7 @@ impl Client {
         let attempts = self.retry.attempts.max(1);
         for attempt in 1..=attempts {
             let last = attempt == attempts;
-            let failure = match self.client.post(&self.url).body(bytes.clone()).send() {
+            let failure = match self.client.post(&self.target).body(bytes.clone()).send() {
                 Ok(response) if response.status().is_success() => return self.json(response),
                 Ok(response) => {
                     let status = response.status().as_u16();
@@ -111,10 +120,12 @@ impl Client {
                     }
                     (Some(status), later)
                 }
-                Err(error) if last || error.is_builder() => {
+                // Only a connection that failed or timed out may pass; a bad certificate or
+                // address does not.
+                Err(error) if last || !(error.is_connect() || error.is_timeout()) => {
                     return Err(AgentError::Unreachable {
                         url: self.url.clone(),
-                        reason: cause(&error),
+                        reason: cause(&error.without_url()),
                     });
                 }
                 Err(_) => (None, None),
@@ -173,21 +184,23 @@ fn read_at_most(response: blocking::Response, limit: usize) -> std::io::Result<V
     Ok(bytes)
 }
 
-/// The headers every request carries: the JSON type and the key, as the API wants it.
-fn headers(endpoint: &Endpoint) -> HeaderMap {
+/// The headers every request carries: the JSON type and the key, as the API wants it. An
+/// error (never showing the key) when the key cannot be a header value.
+fn headers(endpoint: &Endpoint) -> Result<HeaderMap, String> {
     let mut headers = HeaderMap::new();
     headers.insert("content-type", HeaderValue::from_static("application/json"));
     let key = endpoint.api_key.as_deref().unwrap_or_default();
-    let value = match endpoint.api {
-        ModelApi::OpenAiChat => HeaderValue::from_str(&format!("Bearer {key}")),
-        ModelApi::Anthropic => HeaderValue::from_str(key),
-    };
-    if let (Ok(mut value), false) = (value, key.is_empty()) {
-        value.set_sensitive(true);
-        let name = match endpoint.api {
-            ModelApi::OpenAiChat => "authorization",
-            ModelApi::Anthropic => "x-api-key",
+    if !key.is_empty() {
+        let (name, value) = match endpoint.api {
+            ModelApi::OpenAiChat => ("authorization", format!("Bearer {key}")),
+            ModelApi::Anthropic => ("x-api-key", key.to_owned()),
         };
+        let mut value = HeaderValue::from_str(&value).map_err(|_| {
+            "the API key holds a character a header cannot carry (a line break, say); check \
+             how it was set"
+                .to_owned()
+        })?;
+        value.set_sensitive(true);
         headers.insert(name, value);
     }
     if endpoint.api == ModelApi::Anthropic {
@@ -196,7 +209,33 @@ fn headers(endpoint: &Endpoint) -> HeaderMap {
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
     }
-    headers
+    Ok(headers)
+}
+
+/// `path` below the base URL's own path, its query kept (some gateways take a key there).
+fn joined(base: &str, path: &str) -> String {
+    match reqwest::Url::parse(base) {
+        Ok(mut url) => {
+            let below = format!("{}/{path}", url.path().trim_end_matches('/'));
+            url.set_path(&below);
+            url.to_string()
+        }
+        // Left for the client to refuse, as a URL it cannot send to.
+        Err(_) => format!("{}/{path}", base.trim_end_matches('/')),
+    }
+}
+
+/// `url` as messages show it: without a user name, password or query, which may hold secrets.
+fn shown(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.to_string()
+        }
+        Err(_) => "(an address that is not a URL)".to_owned(),
+    }
 }
 
 /// The seconds of a `retry-after` header, when it gives a number.

@@ -208,6 +208,9 @@ pub enum AgentError {
     /// The run cannot go to this API: a host tool is another provider's built-in tool.
     #[error(transparent)]
     Run(#[from] skillbook::runtime::RuntimeError),
+    /// A stored run that ended with the model's answer was resumed without a new task.
+    #[error("the stored run ended with the model's answer; give a new task to go on with it")]
+    NothingToResume,
     /// A stored conversation written for another API or model server.
     #[error(
         "the stored run was written for {stored:?}, not {asked:?}; resume it with the same \
@@ -278,8 +281,9 @@ impl Agent {
     ///
     /// # Errors
     ///
-    /// [`AgentError::OtherApi`] when the conversation was written for another API; then as
-    /// [`Agent::run`].
+    /// [`AgentError::OtherApi`] when the conversation was written for another API,
+    /// [`AgentError::NothingToResume`] when it ended with an answer and no task is given; then
+    /// as [`Agent::run`].
     pub fn resume(
         &self,
         run: &PreparedRun,
@@ -294,8 +298,11 @@ impl Agent {
             });
         }
         let mut messages = stored.messages;
-        if let Some(task) = task {
-            messages.push(api::user_message(self.endpoint.api, task));
+        match task {
+            Some(task) => messages.push(api::user_message(self.endpoint.api, task)),
+            // The model has the last word: without a new task there is nothing to go on with.
+            None if stored.stop == Stop::Answered => return Err(AgentError::NothingToResume),
+            None => {}
         }
         self.converse(run, messages, observe)
     }
@@ -318,7 +325,9 @@ impl Agent {
             let body = api::request(&self.endpoint, run, &messages)?;
             let response = client.send(&body, &mut observe)?;
             let turn = api::turn(&self.endpoint, &client.url, &response)?;
-            messages.push(turn.message);
+            if !api::is_empty(&turn.message) {
+                messages.push(turn.message);
+            }
             if turn.calls.is_empty() {
                 observe(&Event::Answer(&turn.text));
                 answer = Some(turn.text);

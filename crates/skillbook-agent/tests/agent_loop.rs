@@ -297,11 +297,83 @@ fn an_oversized_or_broken_response_is_refused_not_held() {
     let workspace = workspace();
     let run = prepared(workspace.path());
     let huge = json!({"choices": [{"message": {"role": "assistant",
-                                               "content": "x".repeat(33 << 20)}}]});
+                                               "content": "x".repeat(5 << 20)}}]});
     let server = ModelServer::start(vec![Reply::ok(huge), Reply::ok(json!("not a completion"))]);
     let agent = Agent::new(Endpoint::openai("scripted").base_url(&server.base_url)).retry(quick());
     let error = agent.run(&run, "Hello.", |_| {}).unwrap_err();
-    assert!(error.to_string().contains("larger than 32 MiB"), "{error}");
+    assert!(error.to_string().contains("larger than 4 MiB"), "{error}");
     let error = agent.run(&run, "Hello.", |_| {}).unwrap_err();
     assert!(matches!(error, AgentError::Response { .. }), "{error:?}");
+}
+
+#[test]
+fn a_redirect_is_not_followed_and_the_key_stays_where_it_was_sent() {
+    let workspace = workspace();
+    let run = prepared(workspace.path());
+    let elsewhere = ModelServer::start(vec![Reply::ok(anthropic_answer("Caught."))]);
+    let server = ModelServer::start(vec![
+        Reply::status(302, json!({}))
+            .header("location", &format!("{}/v1/messages", elsewhere.base_url)),
+    ]);
+    let endpoint = Endpoint::anthropic("scripted")
+        .base_url(&server.base_url)
+        .api_key("ak-secret");
+    let error = Agent::new(endpoint)
+        .retry(quick())
+        .run(&run, "Hello.", |_| {})
+        .unwrap_err();
+    assert!(
+        matches!(error, AgentError::Api { status: 302, .. }),
+        "{error:?}"
+    );
+    assert!(elsewhere.bodies().is_empty());
+    // An address's credentials and query never show in a message.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = free.local_addr().unwrap().port();
+    drop(free);
+    let endpoint = Endpoint::openai("scripted").base_url(format!(
+        "http://user:hunter2@127.0.0.1:{port}/v1?key=hunter3"
+    ));
+    let error = Agent::new(endpoint)
+        .retry(Retry::new(1, Duration::ZERO))
+        .run(&run, "Hello.", |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(!error.contains("hunter"), "{error}");
+    assert!(error.contains(&format!("127.0.0.1:{port}")), "{error}");
+}
+
+#[test]
+fn what_a_server_adds_to_a_turn_is_not_sent_back_and_an_answered_run_needs_a_task() {
+    let workspace = workspace();
+    let run = prepared(workspace.path());
+    let mut chatty = openai_call(
+        "call_1",
+        "read_file",
+        json!({"path": "skill://pdf/SKILL.md"}),
+    );
+    let message = &mut chatty["choices"][0]["message"];
+    message["reasoning"] = json!("I should read the skill.");
+    message["refusal"] = Value::Null;
+    message["annotations"] = json!([]);
+    let mut plain = openai_answer("Done.");
+    plain["choices"][0]["message"]["tool_calls"] = json!([]);
+    let server = ModelServer::start(vec![
+        Reply::ok(chatty),
+        Reply::ok(plain),
+        Reply::ok(openai_answer("Again.")),
+    ]);
+    let agent = Agent::new(Endpoint::openai("scripted").base_url(&server.base_url));
+    let finished = agent.run(&run, "Fill in my form.", |_| {}).unwrap();
+    assert_eq!(finished.answer.as_deref(), Some("Done."));
+    // The server refuses any assistant message holding more than the API's fields.
+    let error = agent
+        .resume(&run, finished.clone(), None, |_| {})
+        .unwrap_err();
+    assert!(matches!(error, AgentError::NothingToResume), "{error:?}");
+    let again = agent
+        .resume(&run, finished, Some("And now?"), |_| {})
+        .unwrap();
+    assert_eq!(again.answer.as_deref(), Some("Again."));
+    assert_eq!(server.bodies().len(), 3);
 }

@@ -181,8 +181,25 @@ fn check(request: &Received) -> Result<(), String> {
     }
 }
 
-/// Every assistant message's tool calls answered, each by one `tool` message right after it.
+/// Every assistant message's tool calls answered, each by one `tool` message right after it;
+/// an assistant message holds only the fields every compatible server takes, and no empty
+/// `tool_calls`.
 fn check_openai(messages: &[Value]) -> Result<(), String> {
+    for message in messages
+        .iter()
+        .filter(|message| message["role"] == "assistant")
+    {
+        let fields = message.as_object().ok_or("a message that is no object")?;
+        if let Some(key) = fields
+            .keys()
+            .find(|key| !["role", "content", "tool_calls"].contains(&key.as_str()))
+        {
+            return Err(format!("an assistant message holds `{key}`"));
+        }
+        if message["tool_calls"].as_array().is_some_and(Vec::is_empty) {
+            return Err("an assistant message holds an empty `tool_calls`".into());
+        }
+    }
     for (at, message) in messages.iter().enumerate() {
         let Some(calls) = message["tool_calls"].as_array() else {
             continue;
@@ -206,6 +223,19 @@ fn check_openai(messages: &[Value]) -> Result<(), String> {
 /// Every `tool_use` answered in the next message, a user message whose `tool_result` blocks
 /// come first.
 fn check_anthropic(messages: &[Value]) -> Result<(), String> {
+    if messages
+        .first()
+        .is_some_and(|first| first["role"] != "user")
+    {
+        return Err("the first message is not the user's".into());
+    }
+    for (at, message) in messages.iter().enumerate() {
+        let empty = message["content"].as_array().is_some_and(Vec::is_empty)
+            || message["content"].as_str().is_some_and(str::is_empty);
+        if empty && at + 1 < messages.len() {
+            return Err(format!("message {at} has empty content"));
+        }
+    }
     for (at, message) in messages.iter().enumerate() {
         let uses: Vec<&str> = (message["content"].as_array().into_iter().flatten())
             .filter(|block| block["type"] == "tool_use")

@@ -131,10 +131,14 @@ pub(super) fn first_sentence(description: &str, limit: usize) -> Cow<'_, str> {
         .rfind(' ')
         .filter(|&space| space > 0)
         .unwrap_or(end);
-    Cow::Owned(format!(
-        "{}…",
-        sentence[..cut].trim_end_matches([' ', ',', ';', ':'])
-    ))
+    let kept = sentence[..cut].trim_end_matches([' ', ',', ';', ':']);
+    // Nothing but punctuation before the cut: cut at the limit instead, never to a bare `…`.
+    let kept = if kept.is_empty() {
+        &sentence[..end]
+    } else {
+        kept
+    };
+    Cow::Owned(format!("{kept}…"))
 }
 
 /// Where the first sentence of `text` ends (after its `.`, `!` or `?`; a dot after an

@@ -384,6 +384,9 @@ fn a_first_sentence_is_cut_at_a_word_boundary_within_the_limit() {
     assert_eq!(cut.chars().count(), 120);
     assert!(cut.ends_with('…'));
     assert_eq!(first(&"数".repeat(200)).chars().count(), 120);
+    // Punctuation alone before the cut is cut at the limit, never left a bare `…`.
+    let commas = format!("{} x", ",".repeat(200));
+    assert_eq!(first(&commas), format!("{}…", ",".repeat(119)));
 }
 
 #[test]

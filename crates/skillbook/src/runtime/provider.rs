@@ -268,11 +268,13 @@ impl Provider {
     /// Refuses a host's built-in tool of another provider: it cannot be converted.
     fn accepts_built_in(self, tool: &Value) -> Result<(), RuntimeError> {
         match definition::built_in_owner(tool) {
-            Some((owner, name)) if owner != Family::of(self) => Err(RuntimeError::ForeignTool {
-                tool: name,
-                owner: owner.name(),
-                provider: self.name(),
-            }),
+            Some((owner, name)) if Some(owner) != Family::of(self) => {
+                Err(RuntimeError::ForeignTool {
+                    tool: name,
+                    owner: owner.name(),
+                    provider: self.name(),
+                })
+            }
             _ => Ok(()),
         }
     }

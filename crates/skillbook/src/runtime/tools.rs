@@ -169,12 +169,27 @@ fn activate_definition<'a>(names: impl IntoIterator<Item = &'a SkillName>) -> To
         "additionalProperties": false
     });
     // Every property required, nothing else allowed: a schema the providers can hold the model
-    // to exactly (OpenAI Responses takes `strict: true` for it).
+    // to exactly (OpenAI Responses takes `strict: true` for it) — while its list of names is
+    // within what strict schemas may hold.
+    let strict = names.len() <= MAX_STRICT_NAMES
+        && names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::len)
+            .sum::<usize>()
+            <= MAX_STRICT_NAME_CHARACTERS;
     ToolDefinition {
-        strict: true,
+        strict,
         ..ToolDefinition::new(ACTIVATE_SKILL, ACTIVATE_DESCRIPTION, parameters)
     }
 }
+
+/// The most names a strict `activate_skill` lists: OpenAI's structured outputs take an enum of
+/// up to 250 values without a limit on their length, and limit longer ones.
+const MAX_STRICT_NAMES: usize = 250;
+/// The most characters of all the names a strict `activate_skill` lists (OpenAI's limit for an
+/// enum of more than 250 values, kept below it too).
+const MAX_STRICT_NAME_CHARACTERS: usize = 15_000;
 
 #[cfg(test)]
 mod tests {

@@ -176,6 +176,12 @@ fn allow_null(schema: &mut Map<String, Value>) {
         Some(Value::String(name)) => {
             let name = std::mem::take(name);
             schema.insert("type".into(), json!([name, "null"]));
+            // An enum lists every value allowed: `null` too.
+            if let Some(Value::Array(values)) = schema.get_mut("enum")
+                && !values.contains(&Value::Null)
+            {
+                values.push(Value::Null);
+            }
         }
         Some(Value::Array(names)) if !names.iter().any(|name| name == "null") => {
             names.push("null".into());
@@ -192,32 +198,53 @@ fn allow_null(schema: &mut Map<String, Value>) {
 /// The providers whose built-in tools (the ones that are no function tool) a host may send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Family {
-    OpenAi,
+    /// OpenAI's built-in tools are the Responses API's; Chat Completions offers none.
+    OpenAiResponses,
     Anthropic,
     Gemini,
 }
 
 impl Family {
-    pub(super) fn of(provider: Provider) -> Family {
+    /// The built-in tools `provider` offers; `None` for OpenAI Chat, which offers none.
+    pub(super) fn of(provider: Provider) -> Option<Family> {
         match provider {
-            Provider::OpenAiChat | Provider::OpenAiResponses => Family::OpenAi,
-            Provider::Anthropic => Family::Anthropic,
-            Provider::Gemini => Family::Gemini,
+            Provider::OpenAiChat => None,
+            Provider::OpenAiResponses => Some(Family::OpenAiResponses),
+            Provider::Anthropic => Some(Family::Anthropic),
+            Provider::Gemini => Some(Family::Gemini),
         }
     }
 
     pub(super) fn name(self) -> &'static str {
         match self {
-            Family::OpenAi => "OpenAI",
+            Family::OpenAiResponses => "OpenAI Responses",
             Family::Anthropic => "Anthropic",
             Family::Gemini => "Gemini",
         }
     }
 }
 
+/// OpenAI's built-in tool types (Responses; Chat Completions offers none of them as a tool).
+const OPENAI_BUILT_INS: [&str; 10] = [
+    "web_search",
+    "web_search_preview",
+    "file_search",
+    "code_interpreter",
+    "computer_use_preview",
+    "image_generation",
+    "mcp",
+    "local_shell",
+    "shell",
+    "apply_patch",
+];
+
+/// Anthropic's built-in tool types that carry no date (the others do: `web_search_20250305`).
+const ANTHROPIC_UNDATED: [&str; 1] = ["mcp_toolset"];
+
 /// Whose built-in tool `tool` is, and what names it, when that can be told: Gemini's are keys
-/// with no `type` (`{"googleSearch": {}}`), Anthropic's have a dated `type`
-/// (`web_search_20250305`), OpenAI's an undated one (`web_search`, `file_search`, `custom`).
+/// with no `type` (`{"googleSearch": {}}`); Anthropic's have a dated `type`
+/// (`web_search_20250305`) or are `mcp_toolset`; OpenAI's are the known Responses types
+/// (`web_search`, `file_search`, …). A `type` none of these knows is left to the API.
 pub(super) fn built_in_owner(tool: &Value) -> Option<(Family, String)> {
     let object = tool.as_object()?;
     let Some(kind) = object.get("type").and_then(Value::as_str) else {
@@ -227,10 +254,12 @@ pub(super) fn built_in_owner(tool: &Value) -> Option<(Family, String)> {
     let dated = kind
         .rsplit_once('_')
         .is_some_and(|(_, date)| date.len() == 8 && date.bytes().all(|byte| byte.is_ascii_digit()));
-    let family = if dated {
+    let family = if dated || ANTHROPIC_UNDATED.contains(&kind) {
         Family::Anthropic
+    } else if OPENAI_BUILT_INS.contains(&kind) {
+        Family::OpenAiResponses
     } else {
-        Family::OpenAi
+        return None;
     };
     Some((family, kind.to_owned()))
 }

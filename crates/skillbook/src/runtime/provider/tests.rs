@@ -224,16 +224,37 @@ fn a_built_in_tool_goes_only_to_its_own_provider() {
     let openai = json!({"type": "web_search"});
     assert_eq!(
         refused(Provider::Gemini, openai.clone()),
-        "web_search OpenAI Gemini"
+        "web_search OpenAI Responses Gemini"
     );
     assert_eq!(
         refused(Provider::Anthropic, openai.clone()),
-        "web_search OpenAI Anthropic Messages"
+        "web_search OpenAI Responses Anthropic Messages"
     );
+    // Chat Completions offers no built-in tool as a tool.
+    assert_eq!(
+        refused(Provider::OpenAiChat, openai.clone()),
+        "web_search OpenAI Responses OpenAI Chat Completions"
+    );
+    // Anthropic's undated MCP toolset is Anthropic's; a type nobody knows is left to the API.
+    assert_eq!(
+        refused(
+            Provider::OpenAiResponses,
+            json!({"type": "mcp_toolset", "mcp_server_name": "x"})
+        ),
+        "mcp_toolset Anthropic OpenAI Responses"
+    );
+    let unknown = json!({"type": "a_tool_from_next_year"});
+    for provider in Provider::ALL {
+        assert_eq!(
+            provider
+                .tools_with_host(std::slice::from_ref(&unknown), &[])
+                .unwrap(),
+            std::slice::from_ref(&unknown)
+        );
+    }
     // Each is kept, as it is, for its own provider.
     for (provider, tool) in [
-        (Provider::OpenAiResponses, openai.clone()),
-        (Provider::OpenAiChat, openai),
+        (Provider::OpenAiResponses, openai),
         (Provider::Anthropic, anthropic),
     ] {
         assert_eq!(
@@ -260,6 +281,7 @@ fn a_gemini_schema_becomes_json_schema_for_the_other_providers() {
         "properties": {
             "when": {"type": "STRING", "format": "date-time"},
             "guests": {"type": "INTEGER", "nullable": true},
+            "size": {"type": "STRING", "enum": ["S", "L"], "nullable": true},
             "seating": {"type": "STRING", "format": "enum", "enum": ["inside", "outside"]},
             "notes": {"type": "ARRAY", "items": {"type": "STRING"}, "nullable": true},
             "either": {"anyOf": [{"type": "STRING"}, {"type": "NUMBER"}], "nullable": true}
@@ -271,6 +293,7 @@ fn a_gemini_schema_becomes_json_schema_for_the_other_providers() {
         "properties": {
             "when": {"type": "string", "format": "date-time"},
             "guests": {"type": ["integer", "null"]},
+            "size": {"type": ["string", "null"], "enum": ["S", "L", null]},
             "seating": {"type": "string", "enum": ["inside", "outside"]},
             "notes": {"type": ["array", "null"], "items": {"type": "string"}},
             "either": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "null"}]}
@@ -779,4 +802,34 @@ fn activate_skill_is_sent_strict_and_the_other_tools_are_not() {
     let schema = &tools[2]["parameters"];
     assert_eq!(schema["required"], json!(["name"]));
     assert_eq!(schema["additionalProperties"], false);
+}
+
+#[test]
+fn activate_skill_over_many_skills_is_not_strict() {
+    let workspace = tempfile::tempdir().unwrap();
+    let skills = (0..300).map(|number| {
+        ProvidedSkill::parse(format!(
+            "---\nname: skill-{number:03}\ndescription: Skill {number}.\n---\nBody.\n"
+        ))
+        .unwrap()
+    });
+    let runtime = SkillRuntime::new(Resolver::fixed(
+        Scope::workspace(workspace.path()).with_provided(skills),
+    ))
+    .activate_tool(true);
+    let run = runtime.prepare(RunRequest::new("Host.")).unwrap();
+    let tools = run.tools_for(Provider::OpenAiResponses).unwrap();
+    let activate = tools
+        .iter()
+        .find(|tool| tool["name"] == "activate_skill")
+        .unwrap();
+    // 300 names are past what a strict schema's enum may list: sent, but not strict.
+    assert_eq!(activate["strict"], false);
+    assert_eq!(
+        activate["parameters"]["properties"]["name"]["enum"]
+            .as_array()
+            .unwrap()
+            .len(),
+        300
+    );
 }
