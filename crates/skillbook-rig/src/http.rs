@@ -12,6 +12,9 @@ pub struct HttpError(#[from] reqwest::Error);
 /// `connect`, such as
 /// [`OpenAIConfig::connect`](rig_core::providers::openai::OpenAIConfig::connect).
 ///
+/// Redirects are not followed (an API key header would go along to wherever one points), and
+/// a connection not made within 30 seconds fails.
+///
 /// It installs ring as the process's rustls provider unless one is installed already (which
 /// then serves as well).
 ///
@@ -21,5 +24,10 @@ pub struct HttpError(#[from] reqwest::Error);
 pub fn http_client() -> Result<ReqwestClient, HttpError> {
     // An error means a provider is installed already.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    Ok(ReqwestClient::from(reqwest::Client::builder().build()?))
+    let client = reqwest::Client::builder()
+        // The key goes to the address given and nowhere else: a redirect is not followed.
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(std::time::Duration::from_secs(30))
+        .build()?;
+    Ok(ReqwestClient::from(client))
 }
