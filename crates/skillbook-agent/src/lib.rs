@@ -208,6 +208,15 @@ pub enum AgentError {
     /// The run cannot go to this API: a host tool is another provider's built-in tool.
     #[error(transparent)]
     Run(#[from] skillbook::runtime::RuntimeError),
+    /// The run failed after taking turns: `partial` is the conversation so far (its `stop` is
+    /// [`Stop::TurnLimit`]), which [`Agent::resume`] goes on with once the cause has passed.
+    #[error("{source} (after {} turns; the conversation so far is kept)", partial.turns)]
+    Interrupted {
+        /// Why the run stopped.
+        source: Box<AgentError>,
+        /// The conversation until then.
+        partial: Box<Finished>,
+    },
     /// A stored run that ended with the model's answer was resumed without a new task.
     #[error("the stored run ended with the model's answer; give a new task to go on with it")]
     NothingToResume,
@@ -322,9 +331,26 @@ impl Agent {
                 break Stop::TurnLimit;
             }
             turns += 1;
-            let body = api::request(&self.endpoint, run, &messages)?;
-            let response = client.send(&body, &mut observe)?;
-            let turn = api::turn(&self.endpoint, &client.url, &response)?;
+            let turn = api::request(&self.endpoint, run, &messages)
+                .and_then(|body| client.send(&body, &mut observe))
+                .and_then(|response| api::turn(&self.endpoint, &client.url, &response));
+            let turn = match turn {
+                Ok(turn) => turn,
+                // Turns already taken are not lost: the conversation so far goes with the error.
+                Err(error) if turns > 1 => {
+                    return Err(AgentError::Interrupted {
+                        source: Box::new(error),
+                        partial: Box::new(self.finished(
+                            run,
+                            messages,
+                            None,
+                            turns - 1,
+                            Stop::TurnLimit,
+                        )),
+                    });
+                }
+                Err(error) => return Err(error),
+            };
             if !api::is_empty(&turn.message) {
                 messages.push(turn.message);
             }
@@ -342,7 +368,19 @@ impl Agent {
             }
             messages.extend(api::results(self.endpoint.api, &results));
         };
-        Ok(Finished {
+        Ok(self.finished(run, messages, answer, turns, stop))
+    }
+
+    /// The run as it stands.
+    fn finished(
+        &self,
+        run: &PreparedRun,
+        messages: Vec<Value>,
+        answer: Option<String>,
+        turns: usize,
+        stop: Stop,
+    ) -> Finished {
+        Finished {
             record: run.record(),
             api: self.endpoint.api,
             model: self.endpoint.model.clone(),
@@ -350,6 +388,6 @@ impl Agent {
             answer,
             turns,
             stop,
-        })
+        }
     }
 }

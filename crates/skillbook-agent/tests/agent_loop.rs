@@ -377,3 +377,30 @@ fn what_a_server_adds_to_a_turn_is_not_sent_back_and_an_answered_run_needs_a_tas
     assert_eq!(again.answer.as_deref(), Some("Again."));
     assert_eq!(server.bodies().len(), 3);
 }
+
+#[test]
+fn a_run_that_fails_after_taking_turns_keeps_them() {
+    let workspace = workspace();
+    let run = prepared(workspace.path());
+    let server = ModelServer::start(vec![
+        Reply::ok(openai_call(
+            "call_1",
+            "read_file",
+            json!({"path": "skill://pdf/SKILL.md"}),
+        )),
+        Reply::status(400, json!({"error": {"message": "Context too long"}})),
+        Reply::ok(openai_answer("Resumed.")),
+    ]);
+    let agent = Agent::new(Endpoint::openai("scripted").base_url(&server.base_url)).retry(quick());
+    let error = agent.run(&run, "Fill in my form.", |_| {}).unwrap_err();
+    assert!(error.to_string().contains("Context too long"), "{error}");
+    let AgentError::Interrupted { source, partial } = error else {
+        panic!("not interrupted: {error:?}")
+    };
+    assert!(matches!(*source, AgentError::Api { status: 400, .. }));
+    assert_eq!(partial.turns, 1);
+    assert_eq!(partial.messages.last().unwrap()["role"], "tool");
+    // Once the cause has passed, the run goes on from there.
+    let finished = agent.resume(&run, *partial, None, |_| {}).unwrap();
+    assert_eq!(finished.answer.as_deref(), Some("Resumed."));
+}

@@ -210,3 +210,41 @@ fn agent_errors_say_what_happened_and_never_show_the_key() {
     assert!(stderr(&output).contains("is not a run that `skillbook agent --format json` printed"));
     assert_eq!(server.bodies().len(), 1);
 }
+
+#[test]
+fn agent_prints_the_turns_taken_when_a_run_fails_midway() {
+    let fixture = fixture();
+    let server = ModelServer::start(vec![
+        Reply::ok(openai_call(
+            "c1",
+            "read_file",
+            json!({"path": "skill://pdf/SKILL.md"}),
+        )),
+        Reply::status(400, json!({"error": {"message": "Context too long"}})),
+    ]);
+    let output = agent(&fixture, &server, &["--format", "json", "Fill in my form."])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    // One error document that is also the run so far.
+    let partial: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(partial["error"], "model_api");
+    let message = partial["message"].as_str().unwrap();
+    assert!(message.contains("stopped after 1 turns") && message.contains("Context too long"));
+    assert_eq!(partial["turns"], 1);
+    assert_eq!(partial["messages"].as_array().unwrap().len(), 3);
+    // Text: the error says how to keep the turns.
+    let server = ModelServer::start(vec![
+        Reply::ok(openai_call(
+            "c1",
+            "read_file",
+            json!({"path": "skill://pdf/SKILL.md"}),
+        )),
+        Reply::status(400, json!({"error": {"message": "Context too long"}})),
+    ]);
+    let output = agent(&fixture, &server, &["Fill in my form."])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("with --format json the conversation so far is printed"));
+}

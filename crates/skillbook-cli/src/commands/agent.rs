@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use skillbook::runtime::{Resolver, RunRequest, SkillRuntime};
-use skillbook_agent::{Agent, Endpoint, Event, Finished, ModelApi, Stop};
+use skillbook_agent::{Agent, AgentError, Endpoint, Event, Finished, ModelApi, Stop};
 
 use crate::cli::{AgentArgs, CommonArgs, Format, ModelProvider};
 use crate::output::{self, Outcome};
@@ -52,10 +52,37 @@ pub(crate) fn run(common: &CommonArgs, args: &AgentArgs) -> anyhow::Result<Outco
         // A transcript that cannot be written does not stop the run; the answer is kept.
         let _ = transcript(&mut stdout, event, text);
     };
-    let finished = match stored {
+    let outcome = match stored {
         Some(stored) => agent.resume(&run, stored, task.as_deref(), &mut observe),
         None => agent.run(&run, task.as_deref().unwrap_or_default(), &mut observe),
-    }?;
+    };
+    let finished = match outcome {
+        Ok(finished) => finished,
+        // With JSON, the turns taken are printed in the error document, so `--resume` can go
+        // on from it once the cause has passed.
+        Err(AgentError::Interrupted { source, partial }) if !text => {
+            let mut document = serde_json::to_value(&*partial)?;
+            document["error"] = "model_api".into();
+            document["message"] = format!(
+                "the run stopped after {} turns: {source}; this document holds the conversation \
+                 so far, which --resume goes on with",
+                partial.turns
+            )
+            .into();
+            serde_json::to_writer_pretty(&mut stdout, &document)?;
+            writeln!(stdout)?;
+            stdout.flush()?;
+            return Ok(Outcome::Failure);
+        }
+        Err(AgentError::Interrupted { source, partial }) => {
+            return Err(anyhow::Error::new(*source).context(format!(
+                "the run stopped after {} turns (with --format json the conversation so far is \
+                 printed, for --resume)",
+                partial.turns
+            )));
+        }
+        Err(error) => return Err(error.into()),
+    };
     if !text {
         serde_json::to_writer_pretty(&mut stdout, &finished)?;
         writeln!(stdout)?;
