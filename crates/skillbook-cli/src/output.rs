@@ -161,26 +161,43 @@ impl Nested {
     }
 }
 
-impl serde_json::ser::Formatter for Nested {
-    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+impl Nested {
+    /// Opens an array or object: one level in, nothing in it yet.
+    fn open(&mut self, out: &mut (impl Write + ?Sized), bracket: &[u8]) -> io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        out.write_all(b"[")
+        out.write_all(bracket)
     }
 
-    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+    /// Closes it, on a line of its own when it held anything.
+    fn close(&mut self, out: &mut (impl Write + ?Sized), bracket: &[u8]) -> io::Result<()> {
         self.depth -= 1;
         if self.has_value {
             self.line(out)?;
         }
-        out.write_all(b"]")
+        out.write_all(bracket)
     }
 
-    fn begin_array_value<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+    /// Before an element or key: a comma after the one before, then its line.
+    fn element(&self, out: &mut (impl Write + ?Sized), first: bool) -> io::Result<()> {
         if !first {
             out.write_all(b",")?;
         }
         self.line(out)
+    }
+}
+
+impl serde_json::ser::Formatter for Nested {
+    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.open(out, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.close(out, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        self.element(out, first)
     }
 
     fn end_array_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
@@ -189,24 +206,15 @@ impl serde_json::ser::Formatter for Nested {
     }
 
     fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        out.write_all(b"{")
+        self.open(out, b"{")
     }
 
     fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.line(out)?;
-        }
-        out.write_all(b"}")
+        self.close(out, b"}")
     }
 
     fn begin_object_key<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
-        if !first {
-            out.write_all(b",")?;
-        }
-        self.line(out)
+        self.element(out, first)
     }
 
     fn begin_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {

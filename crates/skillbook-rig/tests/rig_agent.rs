@@ -22,7 +22,15 @@ use skillbook_rig::SkillsExt;
 
 mod support;
 
-use support::responses_server::{ResponsesServer, answer, call, output_for};
+use support::model_server::{
+    ModelServer, Reply, responses_answer as answer, responses_call as call,
+    responses_output_for as output_for,
+};
+
+/// The scripted replies, each a 200.
+fn script(responses: Vec<serde_json::Value>) -> Vec<Reply> {
+    responses.into_iter().map(Reply::ok).collect()
+}
 
 /// A workspace with a `pdf` skill whose SKILL.md names `forms.md`, and a `haiku` skill.
 fn workspace() -> tempfile::TempDir {
@@ -64,7 +72,7 @@ async fn a_rig_agent_searches_reads_a_skill_and_its_file_and_answers() {
     let run = prepared(workspace.path());
     assert_eq!(run.search_name(), Some("search_skills"));
     assert_eq!(skillbook_rig::tools(&run).len(), 2);
-    let server = ResponsesServer::start(vec![
+    let server = ModelServer::start(script(vec![
         call(
             "call_1",
             "search_skills",
@@ -81,7 +89,7 @@ async fn a_rig_agent_searches_reads_a_skill_and_its_file_and_answers() {
             json!({"path": "skill://pdf/forms.md"}),
         ),
         answer("Dates go in as YYYY-MM-DD."),
-    ]);
+    ]));
     let openai = OpenAIConfig::new("sk-test")
         .with_base_url(format!("{}/v1", server.base_url))
         .connect(skillbook_rig::http_client().unwrap());
@@ -107,7 +115,7 @@ async fn a_rig_agent_searches_reads_a_skill_and_its_file_and_answers() {
 /// The first request: to `/v1/responses` with the key as a bearer, the run's system prompt (with
 /// the catalog) as the instructions, the host-named skill's content in the input, and the run's
 /// two tools.
-fn check_first_request(server: &ResponsesServer, run: &PreparedRun) {
+fn check_first_request(server: &ModelServer, run: &PreparedRun) {
     let received = server.received.lock().unwrap();
     let first = &received[0];
     assert_eq!(first.path, "/v1/responses");
@@ -128,14 +136,14 @@ fn check_first_request(server: &ResponsesServer, run: &PreparedRun) {
 async fn a_refused_read_reaches_the_model_as_the_runs_error() {
     let workspace = workspace();
     let run = prepared(workspace.path());
-    let server = ResponsesServer::start(vec![
+    let server = ModelServer::start(script(vec![
         call(
             "call_1",
             "read_file",
             json!({"path": "skill://nope/SKILL.md"}),
         ),
         answer("There is no such skill."),
-    ]);
+    ]));
     let openai = OpenAIConfig::new("sk-test")
         .with_base_url(format!("{}/v1", server.base_url))
         .connect(skillbook_rig::http_client().unwrap());

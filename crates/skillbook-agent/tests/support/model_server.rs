@@ -1,7 +1,8 @@
-//! A scripted model server on loopback that speaks OpenAI's Chat Completions and Anthropic's
-//! Messages: each request is checked against its API's rules (every tool call answered; for
-//! Anthropic, the results in one user message with the `tool_result` blocks first), recorded,
-//! and answered with the script's next reply.
+//! A scripted model server on loopback that speaks OpenAI's Chat Completions and Responses
+//! APIs and Anthropic's Messages: each request is checked against its API's rules (every tool
+//! call answered; for Anthropic, the results in one user message with the `tool_result` blocks
+//! first; for Responses, every `function_call` answered by one `function_call_output` with its
+//! `call_id`), recorded, and answered with the script's next reply.
 
 #![allow(dead_code, reason = "each test crate uses part of it")]
 
@@ -160,12 +161,15 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Received> {
 
 /// The API's rules for a request, by its path.
 fn check(request: &Received) -> Result<(), String> {
-    let messages = request.body["messages"]
-        .as_array()
-        .ok_or("no `messages` list")?;
     if request.body["model"].as_str().is_none() {
         return Err("no `model`".into());
     }
+    if request.path.ends_with("/responses") {
+        return check_responses(&request.body);
+    }
+    let messages = request.body["messages"]
+        .as_array()
+        .ok_or("no `messages` list")?;
     if request.path.ends_with("/chat/completions") {
         check_openai(messages)
     } else if request.path.ends_with("/v1/messages") {
@@ -263,6 +267,43 @@ fn check_anthropic(messages: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
+/// The Responses API's rules: an `input` list, named function tools, every call answered.
+fn check_responses(body: &Value) -> Result<(), String> {
+    let input = body["input"].as_array().ok_or("no `input` list")?;
+    for tool in body["tools"].as_array().into_iter().flatten() {
+        if tool["type"] != "function" || tool["name"].as_str().is_none() {
+            return Err(format!("not a named function tool: {tool}"));
+        }
+    }
+    check_calls_answered(input)
+}
+
+/// Every `function_call` answered by one `function_call_output` after it with its `call_id`,
+/// and no output answering a call the input does not make.
+fn check_calls_answered(input: &[Value]) -> Result<(), String> {
+    let ids_of = |kind: &str| -> Vec<(usize, String)> {
+        (input.iter().enumerate())
+            .filter(|(_, item)| item["type"] == kind)
+            .filter_map(|(at, item)| Some((at, item["call_id"].as_str()?.to_owned())))
+            .collect()
+    };
+    let (calls, outputs) = (ids_of("function_call"), ids_of("function_call_output"));
+    for (at, id) in &calls {
+        let answers = (outputs.iter())
+            .filter(|(answered_at, answered)| answered == id && answered_at > at)
+            .count();
+        if answers != 1 {
+            return Err(format!("call {id} answered {answers} times"));
+        }
+    }
+    if let Some((_, id)) =
+        (outputs.iter()).find(|(_, id)| !calls.iter().any(|(_, call)| call == id))
+    {
+        return Err(format!("output for {id}, which no call makes"));
+    }
+    Ok(())
+}
+
 /// An OpenAI chat completion calling one tool.
 pub fn openai_call(id: &str, name: &str, arguments: Value) -> Value {
     json!({
@@ -302,4 +343,37 @@ pub fn anthropic_answer(text: &str) -> Value {
         "id": "msg_2", "type": "message", "role": "assistant", "model": "scripted",
         "stop_reason": "end_turn", "content": [{"type": "text", "text": text}]
     })
+}
+
+/// A response calling one function tool.
+pub fn responses_call(call_id: &str, name: &str, arguments: Value) -> Value {
+    json!({
+        "id": format!("resp_{call_id}"), "object": "response", "status": "completed",
+        "model": "scripted",
+        "output": [{"type": "function_call", "id": format!("fc_{call_id}"), "call_id": call_id,
+            "name": name, "arguments": arguments.to_string(), "status": "completed"}],
+        "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+    })
+}
+
+/// A response answering with `text`.
+pub fn responses_answer(text: &str) -> Value {
+    json!({
+        "id": "resp_answer", "object": "response", "status": "completed", "model": "scripted",
+        "output": [{"type": "message", "id": "msg_answer", "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+        "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+    })
+}
+
+/// The output the last request sent for the call `call_id`, as text.
+pub fn responses_output_for(body: &Value, call_id: &str) -> String {
+    let item = (body["input"].as_array().unwrap().iter())
+        .find(|item| item["type"] == "function_call_output" && item["call_id"] == call_id)
+        .unwrap_or_else(|| panic!("no output for {call_id} in {body:#}"));
+    match &item["output"] {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
 }

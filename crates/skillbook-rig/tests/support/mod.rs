@@ -1,3 +1,4 @@
-//! Test helpers.
+//! Test helpers: the scripted model server the agent crate tests with.
 
-pub mod responses_server;
+#[path = "../../../skillbook-agent/tests/support/model_server.rs"]
+pub mod model_server;
