@@ -202,7 +202,62 @@ pub(crate) struct SkillHead {
     fields: Option<Box<Map<String, Value>>>,
 }
 
+/// A [`SkillHead`] with the fallbacks applied: what a found skill is completed from.
+#[derive(Debug)]
+pub(crate) struct SettledHead {
+    name: SkillName,
+    description: String,
+    disable_model_invocation: bool,
+    raw_front_matter: Option<String>,
+    front_matter_closed: bool,
+    fields: Option<Box<Map<String, Value>>>,
+}
+
 impl SkillHead {
+    /// Applies the fallbacks of SPEC §2.3 for the skill file at `location`: a name that cannot
+    /// be a [`SkillName`] is reported and the next one in line is used. Done where the file was
+    /// parsed, so that the walk only moves the result into its skill.
+    pub(crate) fn settle(self, location: &Path, diagnostics: &mut Vec<Diagnostic>) -> SettledHead {
+        let name = {
+            let folder = location
+                .parent()
+                .and_then(Path::file_name)
+                .map(|name| name.to_string_lossy());
+            let candidates = NameCandidates {
+                front_matter: self.name.as_deref(),
+                heading: self.heading.as_deref(),
+                folder: Some(folder.as_deref().unwrap_or_default()),
+            };
+            // With a folder the last candidate always serves: this never falls back further.
+            resolve_name(candidates, location, diagnostics)
+                .unwrap_or_else(|_| SkillName::sanitized(""))
+        };
+        let description = first_non_blank([self.description, self.first_paragraph])
+            .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
+        if let Some(control) = description.chars().find(|c| is_unsafe_control(*c)) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    DiagnosticCode::ControlCharacter,
+                    location,
+                    format!(
+                        "the description holds the control character U+{:04X}; the catalog shows \
+                         such characters as U+FFFD (XML cannot carry them)",
+                        u32::from(control)
+                    ),
+                )
+                .with_hint("remove control characters from the description"),
+            );
+        }
+        SettledHead {
+            name,
+            description,
+            disable_model_invocation: self.disable_model_invocation,
+            raw_front_matter: self.raw_front_matter,
+            front_matter_closed: self.front_matter_closed,
+            fields: self.fields,
+        }
+    }
+
     /// The head, keeping the front matter's `fields` as read (when given).
     pub(crate) fn with_fields(mut self, fields: Option<Box<Map<String, Value>>>) -> Self {
         self.fields = fields;
@@ -260,8 +315,9 @@ impl Skill {
         source: Source,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Self {
+        let settled = document.settle(&path, diagnostics);
         let mut skill = Skill::found(path, place, source);
-        skill.read_from(document, diagnostics);
+        skill.read_from(settled);
         skill
     }
 
@@ -282,47 +338,14 @@ impl Skill {
         }
     }
 
-    /// Completes a [`Skill::found`] from the parts of its parsed document, applying the
-    /// fallbacks of SPEC §2.3. A name that cannot be a [`SkillName`] is reported and the next
-    /// one in line is used.
-    pub(crate) fn read_from(&mut self, document: SkillHead, diagnostics: &mut Vec<Diagnostic>) {
-        let name = {
-            let folder = self
-                .directory()
-                .file_name()
-                .map(|name| name.to_string_lossy());
-            let candidates = NameCandidates {
-                front_matter: document.name.as_deref(),
-                heading: document.heading.as_deref(),
-                folder: Some(folder.as_deref().unwrap_or_default()),
-            };
-            // With a folder the last candidate always serves: this never falls back further.
-            resolve_name(candidates, &self.location, diagnostics)
-                .unwrap_or_else(|_| SkillName::sanitized(""))
-        };
-        self.name = name;
-        let path = &self.location;
-        let description = first_non_blank([document.description, document.first_paragraph])
-            .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
-        if let Some(control) = description.chars().find(|c| is_unsafe_control(*c)) {
-            diagnostics.push(
-                Diagnostic::warning(
-                    DiagnosticCode::ControlCharacter,
-                    path,
-                    format!(
-                        "the description holds the control character U+{:04X}; the catalog shows \
-                         such characters as U+FFFD (XML cannot carry them)",
-                        u32::from(control)
-                    ),
-                )
-                .with_hint("remove control characters from the description"),
-            );
-        }
-        self.description = description;
-        self.disable_model_invocation = document.disable_model_invocation;
-        self.raw_front_matter = document.raw_front_matter;
-        self.front_matter_closed = document.front_matter_closed;
-        self.fields = KeptFields(document.fields);
+    /// Completes a [`Skill::found`] from its file's head, settled by [`SkillHead::settle`].
+    pub(crate) fn read_from(&mut self, head: SettledHead) {
+        self.name = head.name;
+        self.description = head.description;
+        self.disable_model_invocation = head.disable_model_invocation;
+        self.raw_front_matter = head.raw_front_matter;
+        self.front_matter_closed = head.front_matter_closed;
+        self.fields = KeptFields(head.fields);
     }
 
     /// Every front matter field, losslessly and in file order (unknown fields included), read

@@ -8,72 +8,143 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Mutex, PoisonError};
 
-use skillbook::{Discovered, Discovery, Finding, Skill};
+use skillbook::{Diagnostic, Discovered, Discovery, Finding, Skill};
 
 use crate::cli::{CommonArgs, Format};
 use crate::output::{self, Outcome, PrettyObject};
 use crate::settings;
 
-/// Skills a thread renders at a time.
+/// Skills (or diagnostics) a thread renders at a time.
 const CHUNK: usize = 256;
 
 /// The most threads that render skills.
 const MAX_THREADS: usize = 4;
 
 /// Prints the JSON document of `skillbook list` (SPEC §9) — `{"skills", "read_roots",
-/// "diagnostics"}`, exactly as the pretty printer prints it — while discovery runs: each skill
-/// is rendered as soon as discovery settles it, a chunk at a time on a thread per core (at most
-/// [`MAX_THREADS`]; each skill reads its front matter's fields again, which is most of the
-/// work), and written in order. Only the chunks in flight and the diagnostics are held, never
-/// every skill.
+/// "diagnostics"}`, exactly as the pretty printer prints it — while discovery runs: skills and
+/// diagnostics are rendered as soon as discovery settles them, a chunk at a time on a thread per
+/// core (at most [`MAX_THREADS`]), and written in order. Only the chunks in flight and the
+/// rendered diagnostics (which come after every skill) are held, never every skill.
 fn print_json(discovery: &Discovery) -> anyhow::Result<()> {
     let stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let mut document = PrettyObject::new(stdout);
-    let mut diagnostics = Vec::new();
     let mut read_roots = Vec::new();
-    document.field_with("skills", |out| {
+    let diagnostics = document.field_with("skills", |out| {
         print_skills(out, |each| {
             read_roots = discovery.discover_each(|finding| match finding {
-                Finding::Skill(skill) => each(skill),
-                Finding::Diagnostic(diagnostic) => diagnostics.push(diagnostic),
+                Finding::Skill(skill) => each(Found::Skill(skill)),
+                Finding::Diagnostic(diagnostic) => each(Found::Diagnostic(diagnostic)),
                 _ => {}
             });
         })
     })?;
     let read_roots: Vec<String> = read_roots.iter().map(|root| display(root)).collect();
     document.field("read_roots", &read_roots)?;
-    document.field("diagnostics", &diagnostics)?;
+    document.field_with("diagnostics", |out| out.write_all(&diagnostics))?;
     document.end()?.flush()?;
-    output::leave(diagnostics);
     Ok(())
 }
 
+/// What discovery hands over: a skill or a diagnostic.
+enum Found {
+    Skill(Skill),
+    Diagnostic(Diagnostic),
+}
+
+/// Skills or diagnostics rendered together.
+enum Chunk {
+    Skills(Vec<Skill>),
+    Diagnostics(Vec<Diagnostic>),
+}
+
+impl Chunk {
+    /// The chunk's items as the pretty printer writes them inside a document's array, two
+    /// levels (four spaces) in, separated by commas.
+    fn render(&self) -> io::Result<Vec<u8>> {
+        fn each<T: serde::Serialize>(items: &[T]) -> serde_json::Result<Vec<u8>> {
+            let mut bytes = Vec::new();
+            for (at, item) in items.iter().enumerate() {
+                if at > 0 {
+                    bytes.extend_from_slice(b",\n    ");
+                }
+                output::to_writer_pretty_at(&mut bytes, 2, item)?;
+            }
+            Ok(bytes)
+        }
+        match self {
+            Chunk::Skills(skills) => each(skills),
+            Chunk::Diagnostics(diagnostics) => each(diagnostics),
+        }
+        .map_err(io::Error::from)
+    }
+
+    fn holds_skills(&self) -> bool {
+        matches!(self, Chunk::Skills(_))
+    }
+}
+
+/// Gathers what discovery hands over into chunks of [`CHUNK`] skills and of [`CHUNK`]
+/// diagnostics.
+#[derive(Default)]
+struct Chunks {
+    skills: Vec<Skill>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Chunks {
+    /// Adds `found`; returns a chunk that is full.
+    fn add(&mut self, found: Found) -> Option<Chunk> {
+        match found {
+            Found::Skill(skill) => {
+                self.skills.push(skill);
+                (self.skills.len() == CHUNK)
+                    .then(|| Chunk::Skills(std::mem::take(&mut self.skills)))
+            }
+            Found::Diagnostic(diagnostic) => {
+                self.diagnostics.push(diagnostic);
+                (self.diagnostics.len() == CHUNK)
+                    .then(|| Chunk::Diagnostics(std::mem::take(&mut self.diagnostics)))
+            }
+        }
+    }
+
+    /// The chunks not yet full.
+    fn rest(self) -> impl Iterator<Item = Chunk> {
+        let skills = (!self.skills.is_empty()).then_some(Chunk::Skills(self.skills));
+        let diagnostics =
+            (!self.diagnostics.is_empty()).then_some(Chunk::Diagnostics(self.diagnostics));
+        skills.into_iter().chain(diagnostics)
+    }
+}
+
 /// The `skills` array, two levels in, of the skills `discover` hands to the function it is
-/// given.
+/// given, written to `out`; returns the `diagnostics` array of what it handed over, rendered.
 fn print_skills(
     out: &mut impl Write,
-    discover: impl FnOnce(&mut dyn FnMut(Skill)),
-) -> io::Result<()> {
+    discover: impl FnOnce(&mut dyn FnMut(Found)),
+) -> io::Result<Vec<u8>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |cores| cores.get())
         .min(MAX_THREADS);
-    let mut array = Array::new(out);
+    let mut diagnostics = Vec::new();
+    let mut arrays = Arrays {
+        skills: Array::new(out),
+        diagnostics: Array::new(&mut diagnostics),
+    };
     if threads <= 1 {
-        let mut chunk = Vec::with_capacity(CHUNK);
-        discover(&mut |skill| {
-            chunk.push(skill);
-            if chunk.len() == CHUNK {
-                let rendered = render(&chunk).map_err(io::Error::from);
-                array.write(rendered);
-                chunk.clear();
+        let mut chunks = Chunks::default();
+        discover(&mut |found| {
+            if let Some(chunk) = chunks.add(found) {
+                arrays.write(chunk.holds_skills(), chunk.render());
             }
         });
-        if !chunk.is_empty() {
-            array.write(render(&chunk).map_err(io::Error::from));
+        for chunk in chunks.rest() {
+            arrays.write(chunk.holds_skills(), chunk.render());
         }
-        return array.end();
+        arrays.end()?;
+        return Ok(diagnostics);
     }
-    let (work, queue) = mpsc::sync_channel::<(usize, Vec<Skill>)>(threads);
+    let (work, queue) = mpsc::sync_channel::<(usize, Chunk)>(threads);
     let queue = Mutex::new(queue);
     std::thread::scope(|scope| {
         let (results, rendered) = mpsc::channel();
@@ -83,44 +154,39 @@ fn print_skills(
         }
         drop(results);
         let mut ordered = Ordered::new(rendered);
-        let mut chunk = Vec::with_capacity(CHUNK);
-        discover(&mut |skill| {
-            chunk.push(skill);
-            if chunk.len() == CHUNK {
-                let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
-                ordered.send(&work, full);
-                ordered.write_ready(&mut array, false);
+        let mut chunks = Chunks::default();
+        discover(&mut |found| {
+            if let Some(chunk) = chunks.add(found) {
+                ordered.send(&work, chunk);
+                ordered.write_ready(&mut arrays, false);
             }
         });
-        if !chunk.is_empty() {
+        for chunk in chunks.rest() {
             ordered.send(&work, chunk);
         }
         drop(work);
-        ordered.write_ready(&mut array, true);
-        array.end()
-    })
+        ordered.write_ready(&mut arrays, true);
+        arrays.end()
+    })?;
+    Ok(diagnostics)
 }
 
-/// A result of rendering one chunk: its number and its JSON text.
-type RenderedChunk = (usize, io::Result<Vec<u8>>);
+/// A chunk rendered: whether it held skills (or diagnostics), and its JSON text.
+type Rendered = (bool, io::Result<Vec<u8>>);
 
 /// Renders chunks from `queue` until it closes.
-fn render_chunks(queue: &Mutex<Receiver<(usize, Vec<Skill>)>>, results: &Sender<RenderedChunk>) {
+fn render_chunks(queue: &Mutex<Receiver<(usize, Chunk)>>, results: &Sender<(usize, Rendered)>) {
     loop {
         let next = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok((number, chunk)) = next else {
             return;
         };
         // A panic is an error here, not a second panic at the scope's end.
-        let rendered = panic::catch_unwind(AssertUnwindSafe(|| render(&chunk)))
-            .unwrap_or_else(|_| {
-                Err(serde_json::Error::io(io::Error::other(
-                    "rendering a skill failed",
-                )))
-            })
-            .map_err(io::Error::from);
+        let rendered = panic::catch_unwind(AssertUnwindSafe(|| chunk.render()))
+            .unwrap_or_else(|_| Err(io::Error::other("rendering a skill failed")));
+        let skills = chunk.holds_skills();
         drop(chunk);
-        if results.send((number, rendered)).is_err() {
+        if results.send((number, (skills, rendered))).is_err() {
             return;
         }
     }
@@ -128,9 +194,9 @@ fn render_chunks(queue: &Mutex<Receiver<(usize, Vec<Skill>)>>, results: &Sender<
 
 /// Rendered chunks put back in order.
 struct Ordered {
-    rendered: Receiver<RenderedChunk>,
+    rendered: Receiver<(usize, Rendered)>,
     /// Chunks rendered ahead of their turn, by number.
-    early: BTreeMap<usize, io::Result<Vec<u8>>>,
+    early: BTreeMap<usize, Rendered>,
     /// Chunks sent to be rendered.
     sent: usize,
     /// Chunks written.
@@ -138,7 +204,7 @@ struct Ordered {
 }
 
 impl Ordered {
-    fn new(rendered: Receiver<RenderedChunk>) -> Self {
+    fn new(rendered: Receiver<(usize, Rendered)>) -> Self {
         Ordered {
             rendered,
             early: BTreeMap::new(),
@@ -147,7 +213,7 @@ impl Ordered {
         }
     }
 
-    fn send(&mut self, work: &SyncSender<(usize, Vec<Skill>)>, chunk: Vec<Skill>) {
+    fn send(&mut self, work: &SyncSender<(usize, Chunk)>, chunk: Chunk) {
         // The renderers stop only when the queue closes; a failed send means one panicked
         // past its guard, and the missing chunk is reported when its turn comes.
         let _ = work.send((self.sent, chunk));
@@ -155,10 +221,10 @@ impl Ordered {
     }
 
     /// Writes the chunks whose turn has come; with `all`, waits for every chunk sent.
-    fn write_ready(&mut self, array: &mut Array<'_, impl Write>, all: bool) {
+    fn write_ready(&mut self, arrays: &mut Arrays<'_, impl Write>, all: bool) {
         while self.written < self.sent {
-            if let Some(chunk) = self.early.remove(&self.written) {
-                array.write(chunk);
+            if let Some((skills, chunk)) = self.early.remove(&self.written) {
+                arrays.write(skills, chunk);
                 self.written += 1;
                 continue;
             }
@@ -172,9 +238,10 @@ impl Ordered {
                     self.early.insert(number, chunk);
                 }
                 None if all => {
-                    array.write(Err(io::Error::other(
-                        "a thread rendering the skills stopped",
-                    )));
+                    arrays.write(
+                        true,
+                        Err(io::Error::other("a thread rendering the skills stopped")),
+                    );
                     return;
                 }
                 None => return,
@@ -183,7 +250,31 @@ impl Ordered {
     }
 }
 
-/// The `skills` array as it is written: chunks separated by commas, and the first error kept
+/// The two arrays being written: `skills` to the output, `diagnostics` kept for the end of the
+/// document.
+struct Arrays<'o, W: Write> {
+    skills: Array<'o, W>,
+    diagnostics: Array<'o, Vec<u8>>,
+}
+
+impl<W: Write> Arrays<'_, W> {
+    /// Writes a rendered chunk to the array of skills, or of diagnostics.
+    fn write(&mut self, skills: bool, chunk: io::Result<Vec<u8>>) {
+        if skills {
+            self.skills.write(chunk);
+        } else {
+            self.diagnostics.write(chunk);
+        }
+    }
+
+    /// Closes both arrays; the first error of either.
+    fn end(self) -> io::Result<()> {
+        self.skills.end()?;
+        self.diagnostics.end()
+    }
+}
+
+/// An array as it is written: chunks separated by commas, and the first error kept
 /// (nothing more is written after it).
 struct Array<'o, W: Write> {
     out: &'o mut W,
@@ -222,19 +313,6 @@ impl<'o, W: Write> Array<'o, W> {
         self.out
             .write_all(if self.empty { b"[]" } else { b"\n  ]" })
     }
-}
-
-/// `skills` as the pretty printer writes them inside the document's `skills` array, two
-/// levels (four spaces) in, separated by commas.
-fn render(skills: &[Skill]) -> serde_json::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    for (at, skill) in skills.iter().enumerate() {
-        if at > 0 {
-            bytes.extend_from_slice(b",\n    ");
-        }
-        output::to_writer_pretty_at(&mut bytes, 2, skill)?;
-    }
-    Ok(bytes)
 }
 
 pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {

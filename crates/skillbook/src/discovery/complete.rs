@@ -267,9 +267,8 @@ impl<'e> Completion<'e> {
                         text,
                     });
                 }
-                let mut diagnostics = found;
-                skill.read_from(head, &mut diagnostics);
-                for diagnostic in diagnostics {
+                skill.read_from(head);
+                for diagnostic in found {
                     self.sink.diagnostic(diagnostic);
                 }
                 let refused = self

@@ -21,7 +21,7 @@ use super::skill_file::{self, Head};
 use crate::diagnostic::Diagnostic;
 use crate::format::SkillName;
 use crate::frontmatter::{Needs, SkillDocument};
-use crate::skill::SkillHead;
+use crate::skill::{SettledHead, SkillHead};
 
 /// The most files in one hand-off.
 const BATCH_FILES: usize = 64;
@@ -43,10 +43,11 @@ const MAX_WORKERS: usize = 4;
 
 /// What became of one skill file.
 pub(super) enum Parsed {
-    /// What the skill is built from; the file's diagnostics (the document's, then the format
-    /// findings); and, when inspecting, the whole document and its text.
+    /// What the skill is built from, its name and description settled; the file's diagnostics
+    /// (the document's, the format findings, then the fallbacks'); and, when inspecting, the
+    /// whole document and its text.
     Read(
-        SkillHead,
+        SettledHead,
         Vec<Diagnostic>,
         Option<Box<(SkillDocument, String)>>,
     ),
@@ -204,8 +205,8 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
     };
     if keep.whole() {
         // The checker grades the format itself, from the whole document and text.
-        let diagnostics = document.diagnostics.clone();
-        let head = SkillHead::from(document.clone());
+        let mut diagnostics = document.diagnostics.clone();
+        let head = SkillHead::from(document.clone()).settle(path, &mut diagnostics);
         let inspected = text.map(|text| Box::new((document, text)));
         return Parsed::Read(head, diagnostics, inspected);
     }
@@ -216,11 +217,10 @@ pub(super) fn parse(job: &Job, bytes: &[u8]) -> Parsed {
     // would hold several times the memory of the front matter's text, which the skill keeps
     // (and reads its fields from again when asked) — unless the host asked for them.
     let fields = (*keep == Keep::Fields).then(|| Box::new(std::mem::take(&mut document.fields)));
-    Parsed::Read(
-        SkillHead::from(document).with_fields(fields),
-        diagnostics,
-        None,
-    )
+    let head = SkillHead::from(document)
+        .with_fields(fields)
+        .settle(path, &mut diagnostics);
+    Parsed::Read(head, diagnostics, None)
 }
 
 /// How many workers to start: none on a single core.

@@ -39,7 +39,11 @@ fn a_skill_without_a_result_is_reported_and_the_rest_completed() {
     completion.results(
         [(
             second,
-            parse::Parsed::Read(SkillHead::from(document), Vec::new(), None),
+            parse::Parsed::Read(
+                SkillHead::from(document).settle(Path::new("/r/kept/SKILL.md"), &mut Vec::new()),
+                Vec::new(),
+                None,
+            ),
         )],
         &reread,
     );
