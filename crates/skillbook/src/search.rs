@@ -37,6 +37,7 @@ mod fielded;
 mod lexicon;
 mod meaning;
 mod text;
+mod translate;
 
 /// How many results a search returns when the caller does not say.
 pub const DEFAULT_LIMIT: usize = 5;
@@ -128,13 +129,35 @@ impl Scorer {
         let skills = entries
             .iter()
             .map(|entry| (entry.name.as_str(), entry.description.as_str()));
-        match ranking {
-            Ranking::Default if let Some(model) = meaning::Model::shipped() => Scorer::Default {
-                words: fielded::FieldIndex::build(skills),
-                meaning: meaning::Directions::build(model, entries.iter().map(meaning_text)),
+        if ranking == Ranking::Bm25 {
+            return Scorer::Bm25(bm25::Bm25Index::build(skills));
+        }
+        // A description in another language is indexed with its English words too, so that a
+        // request in English (or a third language) finds it.
+        let english: Vec<String> = entries.iter().map(english_words).collect();
+        let described: Vec<String> = entries
+            .iter()
+            .zip(&english)
+            .map(|(entry, english)| format!("{} {english}", entry.description))
+            .collect();
+        let words = fielded::FieldIndex::build(
+            entries
+                .iter()
+                .zip(&described)
+                .map(|(entry, described)| (entry.name.as_str(), described.as_str())),
+        );
+        match meaning::Model::shipped() {
+            Some(model) if ranking == Ranking::Default => Scorer::Default {
+                words,
+                meaning: meaning::Directions::build(
+                    model,
+                    entries
+                        .iter()
+                        .zip(&english)
+                        .map(|(entry, english)| format!("{} {english}", meaning_text(entry))),
+                ),
             },
-            Ranking::Default | Ranking::Words => Scorer::Words(fielded::FieldIndex::build(skills)),
-            Ranking::Bm25 => Scorer::Bm25(bm25::Bm25Index::build(skills)),
+            _ => Scorer::Words(words),
         }
     }
 
@@ -160,6 +183,19 @@ fn shown(score: f64) -> f64 {
     (score * 10_000.0).round() / 10_000.0
 }
 
+/// The English of the words of another language in a skill's name and description; empty for
+/// a skill described in English.
+fn english_words(entry: &Indexed) -> String {
+    let text = format!(
+        "{} {}",
+        entry.name.replace(['-', '_'], " "),
+        entry.description
+    );
+    translate::Translations::shipped()
+        .translate(&text, lexicon::Lexicon::shipped())
+        .text()
+}
+
 /// The text a skill's meaning is taken from: its name's words, then its description.
 fn meaning_text(entry: &Indexed) -> String {
     format!(
@@ -177,10 +213,12 @@ fn blend(
     meaning: &meaning::Directions,
     query: &str,
 ) -> Vec<(u32, f64)> {
-    let by_words = words.score_words(query);
+    let translation =
+        translate::Translations::shipped().translate(query, lexicon::Lexicon::shipped());
+    let by_words = words.score_words(query, &translation);
     let best = by_words.values().copied().fold(0.0_f64, f64::max);
     let cosines = meaning::Model::shipped()
-        .map(|model| meaning.cosines(&model.direction(query)))
+        .map(|model| meaning.cosines(&query_direction(model, query, &translation)))
         .unwrap_or_default();
     let blended = |word_score: f64, cosine: f32| {
         let words = if best > 0.0 { word_score / best } else { 0.0 };
@@ -214,6 +252,20 @@ fn blend(
         scores.extend(unscored.into_iter().map(|skill| (skill, NAMED_BONUS)));
     }
     scores
+}
+
+/// The query's direction in the meaning model: of the query and the English of its words of
+/// another language, as a skill's is of its text and that text's English.
+fn query_direction(
+    model: &meaning::Model,
+    query: &str,
+    translation: &translate::Translation,
+) -> meaning::Direction {
+    if translation.found.is_empty() {
+        model.direction(query)
+    } else {
+        model.direction(&format!("{query} {}", translation.text()))
+    }
 }
 
 impl fmt::Debug for SearchIndex {
@@ -362,6 +414,69 @@ mod tests {
                 ("어제 회의록 요약해줘", "minutes-ko"),
                 ("이 PDF에서 표를 추출해줘", "pdf"),
                 ("ＰＤＦの表を抽出して", "pdf"),
+            ] {
+                let found = names(&index, query, 3);
+                assert_eq!(
+                    found.first().map(String::as_str),
+                    Some(expected),
+                    "{ranking:?}: {query} found {found:?}"
+                );
+            }
+        }
+    }
+
+    /// A request in Chinese, Japanese, Korean, Spanish, German or French finds the skill
+    /// described in English with no word in common, and a request in English finds a skill
+    /// described in another language.
+    #[test]
+    fn queries_find_skills_described_in_another_language() {
+        let entries = [
+            entry(
+                "lease-review",
+                "Review a rental lease: flag unusual clauses, deposits and notice periods.",
+            ),
+            entry(
+                "trip-planner",
+                "Plan a trip day by day: itinerary, transport and hotel bookings.",
+            ),
+            entry(
+                "meal-planner",
+                "Plan the week's meals and write the grocery shopping list.",
+            ),
+            entry(
+                "manual-translator",
+                "Translate a user manual into another language, keeping its layout.",
+            ),
+            entry(
+                "proofreader",
+                "Proofread an email or letter: spelling, grammar and punctuation mistakes.",
+            ),
+            entry(
+                "recetas",
+                "Sugiere recetas de cocina con los ingredientes que hay en la nevera.",
+            ),
+            entry("slides", "Build a slide deck from an outline."),
+            entry("deploy", "Deploy the web app to the production server."),
+        ];
+        for ranking in [Ranking::Default, Ranking::Words] {
+            let index = SearchIndex::with_ranking(entries.iter().cloned(), ranking);
+            for (query, expected) in [
+                ("请帮我检查一下这份租房合同", "lease-review"),
+                ("京都への旅行の日程を考えてください", "trip-planner"),
+                ("다음 주 식단을 짜 줘", "meal-planner"),
+                ("¿Puedes revisar el contrato de alquiler?", "lease-review"),
+                (
+                    "Übersetze bitte die Bedienungsanleitung",
+                    "manual-translator",
+                ),
+                (
+                    "Corrige les fautes d'orthographe de mon courriel",
+                    "proofreader",
+                ),
+                (
+                    "which recipe can I cook with the ingredients in my fridge",
+                    "recetas",
+                ),
             ] {
                 let found = names(&index, query, 3);
                 assert_eq!(

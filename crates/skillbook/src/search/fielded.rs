@@ -30,6 +30,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::lexicon::Lexicon;
 use super::text;
+use super::translate::{Translation, Translations};
 
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;
@@ -43,6 +44,9 @@ const DESCRIPTION_B: f64 = 0.75;
 const RELATED_WEIGHT: f64 = 0.6;
 /// The weight of a skill word one edit away from an unknown query word.
 const TYPO_WEIGHT: f64 = 0.7;
+/// The weight of the English of a query word of another language: like a typo's correction, a
+/// reading of the word, not the word itself (which a skill in that language may hold).
+const TRANSLATED_WEIGHT: f64 = 0.7;
 /// The share added to the score of a skill whose whole name the query holds.
 const WHOLE_NAME_BONUS: f64 = 0.5;
 /// Query terms beyond this many distinct ones are ignored (a pasted document is not a query).
@@ -186,19 +190,24 @@ impl FieldIndex {
     /// Each skill matching `query`, with its score (unordered); a skill the query names scores
     /// above every other.
     pub(crate) fn score(&self, query: &str) -> Vec<(u32, f64)> {
-        let mut scores = self.score_words(query);
+        let translation = Translations::shipped().translate(query, Lexicon::shipped());
+        let mut scores = self.score_words(query, &translation);
         self.rank_named_first(query, &mut scores);
         scores.into_iter().collect()
     }
 
-    /// Each skill matching the words of `query`, with its score, names aside.
-    pub(crate) fn score_words(&self, query: &str) -> HashMap<u32, f64> {
+    /// Each skill matching the words of `query` or of its `translation`, with its score, names
+    /// aside.
+    pub(crate) fn score_words(&self, query: &str, translation: &Translation) -> HashMap<u32, f64> {
         let lexicon = Lexicon::shipped();
         let originals = self.query_terms(query, lexicon);
         let mut scores: HashMap<u32, f64> = HashMap::new();
         let mut name_hits: HashMap<u32, u16> = HashMap::new();
+        // In a query of another language, a word nobody knows is a word of that language, not a
+        // typo of an English one.
+        let typos = translation.found.is_empty();
         for original in &originals {
-            let concept = self.concept(original, lexicon);
+            let concept = self.concept(original, lexicon, typos);
             self.add_concept(&concept, &mut scores);
             if let Some(&number) = self.terms.get(original) {
                 for posting in &self.postings[number as usize] {
@@ -207,6 +216,10 @@ impl FieldIndex {
                     }
                 }
             }
+        }
+        for meanings in &translation.found {
+            let concept = self.translated(meanings, lexicon);
+            self.add_concept(&concept, &mut scores);
         }
         for (skill, hits) in name_hits {
             let whole = self
@@ -262,31 +275,41 @@ impl FieldIndex {
         originals
     }
 
-    /// The terms that find `original`: itself, its lexicon relatives, or near terms for a typo.
-    fn concept(&self, original: &str, lexicon: &Lexicon) -> Concept {
+    /// The terms that find `original`: itself, its lexicon relatives, or (with `typos`) near
+    /// terms for a typo.
+    fn concept(&self, original: &str, lexicon: &Lexicon, typos: bool) -> Concept {
         let mut concept: Concept = Vec::new();
-        let mut add =
-            |number: u32, weight: f64| match concept.iter_mut().find(|(known, _)| *known == number)
-            {
-                Some(entry) => entry.1 = entry.1.max(weight),
-                None => concept.push((number, weight)),
-            };
-        if let Some(&number) = self.terms.get(original) {
-            add(number, 1.0);
-        }
-        for related in lexicon.related(original) {
-            if let Some(&number) = self.terms.get(related) {
-                add(number, RELATED_WEIGHT);
-            }
-        }
+        self.add_term(&mut concept, original, 1.0, lexicon);
         let unknown = !self.terms.contains_key(original) && !lexicon.knows(original);
         let length = original.chars().count();
-        if unknown && (MIN_TYPO_LENGTH..=MAX_WORD_LENGTH).contains(&length) {
+        if typos && unknown && (MIN_TYPO_LENGTH..=MAX_WORD_LENGTH).contains(&length) {
             for number in self.near_terms(original) {
-                add(number, TYPO_WEIGHT);
+                add_to(&mut concept, number, TYPO_WEIGHT);
             }
         }
         concept
+    }
+
+    /// The terms that find a word of another language: the stems of its English `meanings` (at
+    /// [`TRANSLATED_WEIGHT`]) and their lexicon relatives.
+    fn translated(&self, meanings: &[String], lexicon: &Lexicon) -> Concept {
+        let mut concept: Concept = Vec::new();
+        for stem in meanings.iter().flat_map(|meaning| text::terms(meaning)) {
+            self.add_term(&mut concept, &stem, TRANSLATED_WEIGHT, lexicon);
+        }
+        concept
+    }
+
+    /// Adds `stem` at `weight` and its lexicon relatives at [`RELATED_WEIGHT`] of it.
+    fn add_term(&self, concept: &mut Concept, stem: &str, weight: f64, lexicon: &Lexicon) {
+        if let Some(&number) = self.terms.get(stem) {
+            add_to(concept, number, weight);
+        }
+        for related in lexicon.related(stem) {
+            if let Some(&number) = self.terms.get(related) {
+                add_to(concept, number, weight * RELATED_WEIGHT);
+            }
+        }
     }
 
     /// Terms one edit (left out, added, changed, or two neighbours swapped) from `word`.
@@ -337,6 +360,14 @@ impl FieldIndex {
         for &skill in named {
             scores.insert(skill, top + 1.0);
         }
+    }
+}
+
+/// Adds the term `number` to `concept` at `weight`, or raises its weight there to `weight`.
+fn add_to(concept: &mut Concept, number: u32, weight: f64) {
+    match concept.iter_mut().find(|(known, _)| *known == number) {
+        Some(entry) => entry.1 = entry.1.max(weight),
+        None => concept.push((number, weight)),
     }
 }
 

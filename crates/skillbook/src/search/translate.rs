@@ -1,0 +1,556 @@
+//! Queries in other languages: word lists from Chinese, Japanese, Korean, Spanish, German and
+//! French to English, so that a request in one of those languages finds a skill described in
+//! English (`帮我看看这份合同` → `contract`; `Revisa este contrato de alquiler` → `review`,
+//! `contract`, `rent`).
+//!
+//! The lists live in `translations/<language>.txt`, a line an English meaning followed by the
+//! words of the language that say it. They were written as general vocabulary of the tasks
+//! people bring to an assistant, from the concept lexicon's words and each field's everyday
+//! words, not from the evaluation queries (`tests/search_eval`, frozen by hash).
+//!
+//! How a query is read:
+//! - Chinese, Japanese and Korean are written without spaces between words (Korean attaches its
+//!   particles), so each run of such characters is scanned left to right for the longest listed
+//!   word (two characters or more) starting at each place.
+//!   The script picks the list tried first: Hangul Korean, kana Japanese, Han alone Chinese.
+//! - Other words are read only in a query written in Spanish, German or French, which its little
+//!   words tell (`el`, `und`, `les`, …; a query of English words has none of them) or its
+//!   letters (`ñ`, `ß`, `ç`, …), and then with that language's list: compared lower-case with
+//!   accents folded, as the search reads them, a listed word whole, a listed phrase of
+//!   consecutive words (`mot de passe`), or the longest listed stem ending in `*` that begins the
+//!   word (`revis*` finds `revisa`). A long word listed in no form is tried as two listed words
+//!   run together, with a linking `s`, `es`, `n` or `en` between them as German compounds have
+//!   (`Bedienungsanleitung` → `Bedienung`, `Anleitung`). A word English readers know (a stop
+//!   word, or a word of the concept lexicon) is not translated: it is already a word of the
+//!   query.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use unicode_normalization::UnicodeNormalization;
+
+use super::lexicon::Lexicon;
+use super::text;
+
+/// A language with a word list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Language {
+    Chinese,
+    Japanese,
+    Korean,
+    Spanish,
+    German,
+    French,
+}
+
+impl Language {
+    const WRITTEN_WITHOUT_SPACES: [Language; 3] =
+        [Language::Chinese, Language::Japanese, Language::Korean];
+    const WRITTEN_IN_WORDS: [Language; 3] = [Language::Spanish, Language::German, Language::French];
+
+    /// Its word list, as shipped.
+    fn list(self) -> &'static str {
+        match self {
+            Language::Chinese => include_str!("translations/zh.txt"),
+            Language::Japanese => include_str!("translations/ja.txt"),
+            Language::Korean => include_str!("translations/ko.txt"),
+            Language::Spanish => include_str!("translations/es.txt"),
+            Language::German => include_str!("translations/de.txt"),
+            Language::French => include_str!("translations/fr.txt"),
+        }
+    }
+
+    /// Words of the language (accents folded) that English text does not use, such as its
+    /// articles and prepositions: one of them in a query says the query is in the language.
+    fn little_words(self) -> &'static [&'static str] {
+        match self {
+            Language::Spanish => &[
+                "al", "como", "con", "cual", "cuanto", "de", "del", "el", "en", "es", "esta",
+                "estas", "este", "esto", "estos", "hay", "la", "las", "lo", "los", "mi", "mis",
+                "necesito", "para", "por", "puedes", "que", "quiero", "su", "sus", "tengo", "tu",
+                "tus", "un", "una", "unas", "unos", "y",
+            ],
+            Language::German => &[
+                "aber", "auch", "auf", "aus", "bei", "bitte", "brauche", "das", "dem", "den",
+                "der", "des", "die", "ein", "eine", "einem", "einen", "einer", "es", "fur", "ich",
+                "im", "ist", "kann", "kannst", "machen", "mein", "meine", "meinen", "mich", "mir",
+                "mochte", "nicht", "noch", "oder", "sie", "sind", "uber", "und", "unser", "unsere",
+                "unseren", "vom", "wie", "wir", "zu", "zum", "zur",
+            ],
+            Language::French => &[
+                "au", "aux", "avec", "ce", "ces", "cette", "d", "dans", "de", "des", "du", "elle",
+                "en", "est", "et", "il", "j", "je", "l", "la", "le", "les", "ma", "mais", "mes",
+                "moi", "mon", "nos", "notre", "nous", "ou", "pour", "qu", "que", "qui", "sont",
+                "sur", "ta", "tes", "ton", "un", "une", "veux", "vos", "votre", "vous",
+            ],
+            _ => &[],
+        }
+    }
+
+    /// Letters of the language (lower case) that English text does not use.
+    fn letters(self) -> &'static str {
+        match self {
+            Language::Spanish => "ñ¿¡áíóú",
+            Language::German => "äöüß",
+            Language::French => "çœàâèêëîïôùûÿ",
+            _ => "",
+        }
+    }
+}
+
+/// The fewest characters a listed word written without spaces has: one character matches inside
+/// too many others.
+const MIN_RUN_WORD_CHARS: usize = 2;
+/// The fewest letters before a `*`.
+const MIN_STEM_CHARS: usize = 4;
+/// The fewest letters of each part of a word split in two.
+const MIN_PART_CHARS: usize = 3;
+/// Words shorter than this are not split in two.
+const MIN_COMPOUND_CHARS: usize = 8;
+/// Query characters beyond this many are not read for translation (a pasted document is not a
+/// query).
+const MAX_QUERY_CHARS: usize = 2_000;
+/// A text in Spanish, German or French has at least one of its little words in this many words.
+const WORDS_PER_LITTLE_WORD: usize = 10;
+/// The most words a listed phrase has.
+const MAX_PHRASE_WORDS: usize = 6;
+
+/// The meanings of one listed word: indexes into [`Translations::meanings`].
+type Meanings = Vec<u32>;
+
+/// One language's list.
+#[derive(Debug, Default)]
+struct List {
+    /// Words written without spaces (Chinese, Japanese, Korean), NFKC-folded.
+    run_words: HashMap<String, Meanings>,
+    /// The longest of them, in characters.
+    longest_run_word: usize,
+    /// Single words, folded as the search folds them.
+    words: HashMap<String, Meanings>,
+    /// Phrases by their first word: the words after it, and the meanings.
+    phrases: HashMap<String, Vec<(Vec<String>, Meanings)>>,
+    /// Stems listed with a `*`.
+    stems: HashMap<String, Meanings>,
+}
+
+/// Every language's list.
+#[derive(Debug, Default)]
+pub(crate) struct Translations {
+    /// The English meanings, as written (`meal plan`).
+    meanings: Vec<String>,
+    /// The lists, by language.
+    lists: Vec<(Language, List)>,
+}
+
+/// What a query says in English: for each word of another language found in it, its meanings
+/// (each meaning's text, such as `contract` or `meal plan`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Translation {
+    pub(crate) found: Vec<Vec<String>>,
+}
+
+impl Translation {
+    /// The meanings found, as one English text (for the meaning model).
+    pub(crate) fn text(&self) -> String {
+        let mut text = String::new();
+        for meaning in self.found.iter().flatten() {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(meaning);
+        }
+        text
+    }
+}
+
+impl Translations {
+    /// The lists shipped with skillbook, parsed on first use.
+    pub(crate) fn shipped() -> &'static Translations {
+        static TRANSLATIONS: OnceLock<Translations> = OnceLock::new();
+        TRANSLATIONS.get_or_init(|| {
+            let languages = Language::WRITTEN_WITHOUT_SPACES
+                .into_iter()
+                .chain(Language::WRITTEN_IN_WORDS);
+            Translations::parse(languages.map(|language| (language, language.list())))
+        })
+    }
+
+    /// Lists of lines `english words: word, word, stem*, a phrase`; `#` starts a comment line.
+    fn parse<'a>(sources: impl IntoIterator<Item = (Language, &'a str)>) -> Translations {
+        let mut translations = Translations::default();
+        let mut numbers: HashMap<String, u32> = HashMap::new();
+        for (language, source) in sources {
+            let mut list = List::default();
+            for line in source.lines().map(str::trim) {
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let Some((meaning, listed)) = line.split_once(':') else {
+                    continue;
+                };
+                let meaning = meaning.trim();
+                if meaning.is_empty() {
+                    continue;
+                }
+                let number = *numbers.entry(meaning.to_owned()).or_insert_with(|| {
+                    translations.meanings.push(meaning.to_owned());
+                    u32::try_from(translations.meanings.len() - 1).unwrap_or(u32::MAX)
+                });
+                for entry in listed.split(',').map(str::trim) {
+                    list.add(entry, number);
+                }
+            }
+            translations.lists.push((language, list));
+        }
+        translations
+    }
+
+    fn list(&self, language: Language) -> Option<&List> {
+        self.lists
+            .iter()
+            .find(|(listed, _)| *listed == language)
+            .map(|(_, list)| list)
+    }
+
+    /// The English of every word of another language in `query` (a query, or a skill's name and
+    /// description) that the lists hold.
+    pub(crate) fn translate(&self, query: &str, lexicon: &Lexicon) -> Translation {
+        let query: String = query.chars().take(MAX_QUERY_CHARS).collect();
+        let query: String = query.nfkc().collect();
+        let mut found: Vec<&Meanings> = Vec::new();
+        for run in query.split(|c: char| !text::is_cjk(c)) {
+            self.scan_run(run, &mut found);
+        }
+        let words: Vec<String> = folded_words(&query).collect();
+        let lower = query.to_lowercase();
+        // A query of a few words says its language with one little word; a longer text (a
+        // skill's description) with one word in ten, which English text never has.
+        let needed = (words.len() / WORDS_PER_LITTLE_WORD).max(1);
+        for language in Language::WRITTEN_IN_WORDS {
+            let little = words
+                .iter()
+                .filter(|word| {
+                    language
+                        .little_words()
+                        .binary_search(&word.as_str())
+                        .is_ok()
+                })
+                .count();
+            let written_in =
+                little >= needed || lower.chars().any(|c| language.letters().contains(c));
+            if let (true, Some(list)) = (written_in, self.list(language)) {
+                let mut at = 0;
+                while at < words.len() {
+                    at += list.match_words(&words[at..], lexicon, &mut found);
+                }
+            }
+        }
+        let mut translation = Translation::default();
+        for meanings in found {
+            let texts: Vec<String> = meanings
+                .iter()
+                .filter_map(|&number| self.meanings.get(number as usize).cloned())
+                .collect();
+            if !texts.is_empty() && !translation.found.contains(&texts) {
+                translation.found.push(texts);
+            }
+        }
+        translation
+    }
+
+    /// Finds the longest listed word at each place of a run of CJK characters, in the list of
+    /// the run's script first.
+    fn scan_run<'t>(&'t self, run: &str, found: &mut Vec<&'t Meanings>) {
+        let characters: Vec<char> = run.chars().collect();
+        let first = if characters.iter().any(|&c| is_hangul(c)) {
+            Language::Korean
+        } else if characters.iter().any(|&c| is_kana(c)) {
+            Language::Japanese
+        } else {
+            Language::Chinese
+        };
+        let lists: Vec<&List> = [first]
+            .into_iter()
+            .chain(Language::WRITTEN_WITHOUT_SPACES)
+            .filter_map(|language| self.list(language))
+            .collect();
+        let mut at = 0;
+        let mut key = String::new();
+        while at < characters.len() {
+            let mut best: Option<(usize, &Meanings)> = None;
+            for list in &lists {
+                let longest = list.longest_run_word.min(characters.len() - at);
+                let shortest = best.map_or(MIN_RUN_WORD_CHARS, |(length, _)| length + 1);
+                for length in (shortest..=longest).rev() {
+                    key.clear();
+                    key.extend(&characters[at..at + length]);
+                    if let Some(meanings) = list.run_words.get(&key) {
+                        best = Some((length, meanings));
+                        break;
+                    }
+                }
+            }
+            match best {
+                Some((length, meanings)) => {
+                    found.push(meanings);
+                    at += length;
+                }
+                None => at += 1,
+            }
+        }
+    }
+}
+
+impl List {
+    fn add(&mut self, entry: &str, meaning: u32) {
+        let add_to = |list: &mut Meanings| {
+            if !list.contains(&meaning) {
+                list.push(meaning);
+            }
+        };
+        if entry.chars().any(text::is_cjk) {
+            let folded: String = entry.nfkc().filter(|c| !c.is_whitespace()).collect();
+            let length = folded.chars().count();
+            if length >= MIN_RUN_WORD_CHARS {
+                self.longest_run_word = self.longest_run_word.max(length);
+                add_to(self.run_words.entry(folded).or_default());
+            }
+            return;
+        }
+        if let Some(stem) = entry.strip_suffix('*') {
+            let mut words = folded_words(stem);
+            if let (Some(stem), None) = (words.next(), words.next())
+                && stem.chars().count() >= MIN_STEM_CHARS
+            {
+                add_to(self.stems.entry(stem).or_default());
+            }
+            return;
+        }
+        let mut words: Vec<String> = folded_words(entry).collect();
+        match words.len() {
+            0 => {}
+            1 => add_to(self.words.entry(words.remove(0)).or_default()),
+            count if count <= MAX_PHRASE_WORDS => {
+                let first = words.remove(0);
+                let phrases = self.phrases.entry(first).or_default();
+                match phrases.iter_mut().find(|(rest, _)| *rest == words) {
+                    Some((_, meanings)) => add_to(meanings),
+                    None => phrases.push((words, vec![meaning])),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Matches the words at the start of `words`; returns how many it used (at least one).
+    fn match_words<'t>(
+        &'t self,
+        words: &[String],
+        lexicon: &Lexicon,
+        found: &mut Vec<&'t Meanings>,
+    ) -> usize {
+        let Some(word) = words.first() else {
+            return 1;
+        };
+        if let Some(phrases) = self.phrases.get(word) {
+            let longest = phrases
+                .iter()
+                .filter(|(rest, _)| words.get(1..=rest.len()) == Some(rest.as_slice()))
+                .max_by_key(|(rest, _)| rest.len());
+            if let Some((rest, meanings)) = longest {
+                found.push(meanings);
+                return 1 + rest.len();
+            }
+        }
+        if word.chars().next().is_some_and(text::is_cjk) || is_english(word, lexicon) {
+            return 1;
+        }
+        if let Some(meanings) = self.word(word) {
+            found.push(meanings);
+        } else if let Some((left, right)) = self.compound(word) {
+            found.extend([left, right]);
+        }
+        1
+    }
+
+    /// The meanings of `word` listed whole, or of the longest listed stem it starts with.
+    fn word(&self, word: &str) -> Option<&Meanings> {
+        if let Some(meanings) = self.words.get(word) {
+            return Some(meanings);
+        }
+        let ends: Vec<usize> = word
+            .char_indices()
+            .map(|(at, _)| at)
+            .skip(MIN_STEM_CHARS)
+            .chain([word.len()])
+            .collect();
+        ends.into_iter()
+            .rev()
+            .find_map(|end| self.stems.get(&word[..end]))
+    }
+
+    /// `word` as two listed words run together, perhaps with a linking `s`, `es`, `n` or `en`:
+    /// the split with the longest first part.
+    fn compound(&self, word: &str) -> Option<(&Meanings, &Meanings)> {
+        let characters = word.chars().count();
+        if characters < MIN_COMPOUND_CHARS {
+            return None;
+        }
+        let splits: Vec<usize> = word
+            .char_indices()
+            .map(|(at, _)| at)
+            .filter(|&at| {
+                let before = word[..at].chars().count();
+                before >= MIN_PART_CHARS && characters - before >= MIN_PART_CHARS
+            })
+            .collect();
+        for &at in splits.iter().rev() {
+            let Some(left) = self.word(&word[..at]) else {
+                continue;
+            };
+            let rest = &word[at..];
+            for link in ["", "s", "es", "n", "en"] {
+                let Some(right) = rest.strip_prefix(link) else {
+                    continue;
+                };
+                if right.chars().count() < MIN_PART_CHARS {
+                    continue;
+                }
+                if let Some(right) = self.word(right) {
+                    return Some((left, right));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// `text`'s words as the search reads them: lower case, accents folded.
+fn folded_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text::words(text).map(text::fold_accents)
+}
+
+/// Whether English readers know `word`: a stop word, or a word of the concept lexicon.
+fn is_english(word: &str, lexicon: &Lexicon) -> bool {
+    word.is_ascii() && (text::is_stop_word(word) || lexicon.knows(&text::stem(word)))
+}
+
+fn is_hangul(character: char) -> bool {
+    matches!(u32::from(character), 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7FF)
+}
+
+fn is_kana(character: char) -> bool {
+    matches!(u32::from(character), 0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lists() -> Translations {
+        Translations::parse([
+            (
+                Language::Chinese,
+                "# comment\ncontract: 合同, 契約\nletter: 手紙\n",
+            ),
+            (Language::Japanese, "letter: 手紙\n"),
+            (Language::Korean, "meal plan: 식단\nshopping: 장보기\n"),
+            (
+                Language::Spanish,
+                "contract: contrato, contrat*\nrent: alquiler\nreview: revis*\nplan: plan\n",
+            ),
+            (
+                Language::German,
+                "user manual: bedienungsanleitung\noperation: bedienung\n\
+                 instructions: anleitung\nmanual: handbuch\n",
+            ),
+            (Language::French, "password: mot de passe\n"),
+        ])
+    }
+
+    fn meanings(query: &str) -> Vec<Vec<String>> {
+        lists().translate(query, &Lexicon::default()).found
+    }
+
+    #[test]
+    fn words_written_without_spaces_are_found_inside_a_run() {
+        assert_eq!(meanings("帮我看看这份合同里的条款"), [["contract"]]);
+        // Particles attached: 식단을 holds 식단.
+        assert_eq!(
+            meanings("이번 주 식단을 짜고 장보기 목록도"),
+            [["meal plan"], ["shopping"]]
+        );
+        // A single character is never a listed word.
+        assert!(meanings("合").is_empty());
+    }
+
+    #[test]
+    fn words_stems_and_phrases_are_matched_folded_in_the_query_s_language() {
+        assert_eq!(
+            meanings("Revisa este CONTRATO de alquiler"),
+            [["review"], ["contract"], ["rent"]]
+        );
+        assert_eq!(meanings("los contratos"), [["contract"]]);
+        assert_eq!(meanings("j'ai oublié mon mot de passe"), [["password"]]);
+        // The same meaning twice is kept once.
+        assert_eq!(meanings("el contrato y el contrato"), [["contract"]]);
+        // Without a little word or a letter of the language, words are English.
+        assert!(meanings("contrato alquiler").is_empty());
+        assert_eq!(meanings("contrato alquiler ñ"), [["contract"], ["rent"]]);
+    }
+
+    #[test]
+    fn a_compound_is_split_into_listed_words() {
+        // Listed whole.
+        assert_eq!(meanings("die Bedienungsanleitung"), [["user manual"]]);
+        // Not listed: two listed words with a linking `s`.
+        assert_eq!(
+            meanings("das Bedienungshandbuch"),
+            [["operation"], ["manual"]]
+        );
+    }
+
+    #[test]
+    fn english_words_are_not_translated() {
+        let lexicon = Lexicon::parse("plan, schedule\n");
+        assert!(lists().translate("el plan", &lexicon).found.is_empty());
+        assert_eq!(Translation::default().text(), "");
+        let translation = lists().translate("식단 y contrato", &lexicon);
+        assert_eq!(translation.text(), "meal plan contract");
+    }
+
+    #[test]
+    fn little_words_are_sorted_and_not_english() {
+        for language in Language::WRITTEN_IN_WORDS {
+            let words = language.little_words();
+            assert!(words.is_sorted(), "{language:?}");
+            for word in words {
+                assert_eq!(text::fold_accents((*word).to_owned()), *word);
+                assert!(!text::is_stop_word(word), "{word} is an English word");
+            }
+        }
+    }
+
+    #[test]
+    fn the_shipped_lists_parse_and_know_each_language() {
+        let shipped = Translations::shipped();
+        let lexicon = Lexicon::shipped();
+        for query in [
+            "合同",
+            "契約書を",
+            "계약서를",
+            "el contrato",
+            "der Vertrag",
+            "le contrat",
+        ] {
+            let found = shipped.translate(query, lexicon).found;
+            assert!(
+                found
+                    .iter()
+                    .flatten()
+                    .any(|meaning| meaning.contains("contract")),
+                "{query}: {found:?}"
+            );
+        }
+    }
+}
