@@ -3,7 +3,7 @@
 //! Every rule yields a [`Diagnostic`] with its own code, a position when it has one, and a
 //! hint. Severities are set afterwards, by mode, in one place ([`super::grade`]).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -130,9 +130,9 @@ fn read_as_yaml(document: &SkillDocument) -> bool {
     })
 }
 
-fn directory_name(path: &Path) -> Option<String> {
+fn directory_name(path: &Path) -> Option<Cow<'_, str>> {
     let directory = path.parent()?.file_name()?;
-    Some(directory.to_string_lossy().into_owned())
+    Some(directory.to_string_lossy())
 }
 
 /// What comes before the front matter: the file's name, a byte-order mark, blank lines.
@@ -334,9 +334,11 @@ fn check_name(
 ) {
     let key_line = text.key("name");
     let directory = directory_name(path);
-    let name = match field_at(document.fields.get("name"), key_line) {
-        Field::Text(name) => name.trim().to_owned(),
-        Field::Scalar(spelled, kind) => scalar_as_text(findings, key_line, "name", spelled, kind),
+    let name: Cow<'_, str> = match field_at(document.fields.get("name"), key_line) {
+        Field::Text(name) => Cow::Borrowed(name.trim()),
+        Field::Scalar(spelled, kind) => {
+            Cow::Owned(scalar_as_text(findings, key_line, "name", spelled, kind))
+        }
         // The reader already reported a list or mapping.
         Field::Structured(_) => return,
         Field::Absent | Field::Empty => {
@@ -362,11 +364,15 @@ fn check_description(
     as_yaml: bool,
 ) {
     let key_line = text.key("description");
-    let description = match field_at(document.fields.get("description"), key_line) {
-        Field::Text(description) => description.to_owned(),
-        Field::Scalar(spelled, kind) => {
-            scalar_as_text(findings, key_line, "description", spelled, kind)
-        }
+    let description: Cow<'_, str> = match field_at(document.fields.get("description"), key_line) {
+        Field::Text(description) => Cow::Borrowed(description),
+        Field::Scalar(spelled, kind) => Cow::Owned(scalar_as_text(
+            findings,
+            key_line,
+            "description",
+            spelled,
+            kind,
+        )),
         Field::Structured(_) => return,
         Field::Absent | Field::Empty => {
             if as_yaml || key_line.is_some() {
@@ -403,10 +409,12 @@ fn check_optional_text(
     key: &str,
 ) {
     let key_line = text.key(key);
-    let value = match field_at(fields.get(key), key_line) {
+    let value: Cow<'_, str> = match field_at(fields.get(key), key_line) {
         Field::Absent => return,
-        Field::Text(value) => value.to_owned(),
-        Field::Scalar(spelled, kind) => scalar_as_text(findings, key_line, key, spelled, kind),
+        Field::Text(value) => Cow::Borrowed(value),
+        Field::Scalar(spelled, kind) => {
+            Cow::Owned(scalar_as_text(findings, key_line, key, spelled, kind))
+        }
         Field::Empty => {
             findings.push(
                 DiagnosticCode::EmptyField,
@@ -510,13 +518,13 @@ fn check_metadata(
             return;
         }
     };
-    // The first line of each key below `metadata:`, found in one pass.
-    let mut nested: HashMap<&str, KeyLine<'_>> = HashMap::new();
-    for (key, line) in text.nested_keys("metadata") {
-        nested.entry(key).or_insert(line);
-    }
+    // The lines of the keys below `metadata:`, found in one pass (a key's first line counts).
+    let nested = text.nested_keys("metadata");
     for (key, value) in entries {
-        let nested = nested.get(key.as_str()).copied();
+        let nested = nested
+            .iter()
+            .find(|(found, _)| *found == key.as_str())
+            .map(|(_, line)| *line);
         check_metadata_value(findings, nested.or(key_line), nested, key, value);
     }
 }
@@ -530,7 +538,7 @@ fn check_metadata_value(
     key: &str,
     value: &Value,
 ) {
-    let label = format!("metadata.{key}");
+    let label = || format!("metadata.{key}");
     match field_at(Some(value), nested) {
         Field::Text(_) | Field::Absent => {}
         Field::Empty => {
@@ -538,18 +546,24 @@ fn check_metadata_value(
                 findings.push(
                     DiagnosticCode::NonStringValue,
                     key_line.map(|line| line.value),
-                    format!("`{label}` has no value, which YAML reads as null, not as text"),
+                    format!(
+                        "`{}` has no value, which YAML reads as null, not as text",
+                        label()
+                    ),
                     format!("give it a value, or remove `{key}`"),
                 );
             }
         }
         Field::Scalar(spelled, kind) => {
-            scalar_as_text(findings, key_line, &label, spelled, kind);
+            scalar_as_text(findings, key_line, &label(), spelled, kind);
         }
         Field::Structured(kind) => findings.push(
             DiagnosticCode::MetadataValueNotString,
             key_line.map(|line| line.value),
-            format!("`{label}` is a YAML {kind}; metadata maps keys to strings"),
+            format!(
+                "`{}` is a YAML {kind}; metadata maps keys to strings",
+                label()
+            ),
             format!("write `{key}` as one string, or split it into several `key: value` lines"),
         ),
     }

@@ -269,9 +269,12 @@ impl Translations {
         } else {
             Language::Chinese
         };
+        let others = Language::WRITTEN_WITHOUT_SPACES
+            .into_iter()
+            .filter(|&language| language != first);
         let lists: Vec<&List> = [first]
             .into_iter()
-            .chain(Language::WRITTEN_WITHOUT_SPACES)
+            .chain(others)
             .filter_map(|language| self.list(language))
             .collect();
         let mut at = 0;
