@@ -319,12 +319,17 @@ pub(crate) fn diagnostics(diagnostics: &[Diagnostic]) {
 
 /// Prints one diagnostic on stderr, as [`diagnostics`] does, in one write.
 pub(crate) fn diagnostic(diagnostic: &Diagnostic) {
+    diagnostic_to(&mut io::stderr().lock(), diagnostic);
+}
+
+/// [`diagnostic`], to `stderr` (a buffer in front of it, when many are printed at once).
+pub(crate) fn diagnostic_to(stderr: &mut impl Write, diagnostic: &Diagnostic) {
     if !shown(diagnostic) {
         return;
     }
     let mut line = printable(&diagnostic.to_string()).into_owned();
     line.push('\n');
-    let _ = io::stderr().lock().write_all(line.as_bytes());
+    let _ = stderr.write_all(line.as_bytes());
 }
 
 /// `text` for a terminal: every control character but line feed, tab and a carriage return

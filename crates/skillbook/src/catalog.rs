@@ -686,7 +686,7 @@ impl<'de> serde::Deserialize<'de> for Fingerprint {
 /// `text` with the control characters XML cannot carry (and that would drive a terminal)
 /// replaced by U+FFFD; tab and line feed stay.
 fn carriable(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(crate::skill::is_unsafe_control) {
+    if !crate::skill::has_unsafe_control(text) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(
@@ -704,7 +704,11 @@ fn carriable(text: &str) -> Cow<'_, str> {
 
 /// Escapes `&`, `<`, `>`, `"` and `'` for XML text and attribute values.
 pub(crate) fn escape_xml(text: &str) -> Cow<'_, str> {
-    if !text.contains(['&', '<', '>', '"', '\'']) {
+    // The five are ASCII: no byte of another character's UTF-8 can be one of them.
+    if !text
+        .bytes()
+        .any(|byte| matches!(byte, b'&' | b'<' | b'>' | b'"' | b'\''))
+    {
         return Cow::Borrowed(text);
     }
     let mut escaped = String::with_capacity(text.len() + 16);

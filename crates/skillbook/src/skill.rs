@@ -234,7 +234,9 @@ impl SkillHead {
         };
         let description = first_non_blank([self.description, self.first_paragraph])
             .unwrap_or_else(|| DEFAULT_DESCRIPTION.to_owned());
-        if let Some(control) = description.chars().find(|c| is_unsafe_control(*c)) {
+        if has_unsafe_control(&description)
+            && let Some(control) = description.chars().find(|c| is_unsafe_control(*c))
+        {
             diagnostics.push(
                 Diagnostic::warning(
                     DiagnosticCode::ControlCharacter,
@@ -388,6 +390,20 @@ pub(crate) fn is_unsafe_control(character: char) -> bool {
     character.is_control() && character != '\t' && character != '\n'
 }
 
+/// Whether `text` holds a character [`is_unsafe_control`] refuses, found by its bytes: a C0
+/// control or DEL is that byte, U+0080–U+009F are `C2 80`–`C2 9F` in UTF-8.
+pub(crate) fn has_unsafe_control(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &byte)| match byte {
+        b'\t' | b'\n' => false,
+        0x00..=0x1F | 0x7F => true,
+        0xC2 => bytes
+            .get(at + 1)
+            .is_some_and(|next| (0x80..=0x9F).contains(next)),
+        _ => false,
+    })
+}
+
 /// What a skill's name is chosen from (SPEC §2.3), in order: its front matter's `name`, its
 /// first heading, its folder's name.
 pub(crate) struct NameCandidates<'a> {
@@ -466,6 +482,27 @@ mod tests {
         Place {
             below: count,
             ..Place::nowhere()
+        }
+    }
+
+    proptest::proptest! {
+        /// The byte scan finds exactly the characters the character test refuses.
+        #[test]
+        fn unsafe_controls_are_found_by_their_bytes(text in "\\PC*|[\\x00-\\x{a0}\\t\\n]{0,12}") {
+            proptest::prop_assert_eq!(
+                has_unsafe_control(&text),
+                text.chars().any(is_unsafe_control)
+            );
+        }
+    }
+
+    #[test]
+    fn unsafe_controls_of_every_kind_are_found() {
+        for control in ['\0', '\r', '\u{1b}', '\u{7f}', '\u{80}', '\u{9f}'] {
+            assert!(has_unsafe_control(&format!("a{control}b")), "{control:?}");
+        }
+        for safe in ["tab\there", "line\nend", "\u{a0}é€😀", ""] {
+            assert!(!has_unsafe_control(safe), "{safe:?}");
         }
     }
 

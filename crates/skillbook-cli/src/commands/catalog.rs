@@ -18,12 +18,16 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
     let text = common.format == Format::Text;
     let mut shown = Shown::default();
     let mut diagnostics = Vec::new();
+    // Not locked: a thread of discovery may log meanwhile.
+    let mut stderr = io::BufWriter::new(io::stderr());
     settings::discovery(common).discover_each(|finding| match finding {
         Finding::Skill(skill) => shown.add(&skill),
-        Finding::Diagnostic(diagnostic) if text => output::diagnostic(&diagnostic),
+        Finding::Diagnostic(diagnostic) if text => output::diagnostic_to(&mut stderr, &diagnostic),
         Finding::Diagnostic(diagnostic) => diagnostics.push(diagnostic),
         _ => {}
     });
+    let _ = stderr.flush();
+    drop(stderr);
     let mut catalog = Catalog::from_entries(shown.entries());
     catalog = catalog.reader(&args.tool_name);
     let budget = (!args.no_budget).then_some(args.budget);
