@@ -7,6 +7,7 @@
 //! printed on stderr as discovery meets it.
 
 use std::io::{self, Write};
+use std::sync::mpsc;
 
 use skillbook::{Catalog, CatalogEntry, Diagnostic, Finding, Skill, Tier};
 
@@ -18,16 +19,33 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
     let text = common.format == Format::Text;
     let mut shown = Shown::default();
     let mut diagnostics = Vec::new();
-    // Not locked: a thread of discovery may log meanwhile.
-    let mut stderr = io::BufWriter::new(io::stderr());
-    settings::discovery(common).discover_each(|finding| match finding {
-        Finding::Skill(skill) => shown.add(&skill),
-        Finding::Diagnostic(diagnostic) if text => output::diagnostic_to(&mut stderr, &diagnostic),
-        Finding::Diagnostic(diagnostic) => diagnostics.push(diagnostic),
-        _ => {}
-    });
-    let _ = stderr.flush();
-    drop(stderr);
+    let discovery = settings::discovery(common);
+    if text {
+        // In text, each diagnostic is printed as discovery meets it, by a thread of its own (in
+        // batches): the walk's thread has the skills to keep up with.
+        std::thread::scope(|scope| {
+            let (batches, printer) = mpsc::sync_channel::<Vec<Diagnostic>>(PRINTED_BATCHES);
+            scope.spawn(move || print_diagnostics(&printer));
+            let mut batch = Vec::new();
+            discovery.discover_each(|finding| match finding {
+                Finding::Skill(skill) => shown.add(&skill),
+                Finding::Diagnostic(diagnostic) => {
+                    batch.push(diagnostic);
+                    if batch.len() == PRINTED_BATCH {
+                        let _ = batches.send(std::mem::take(&mut batch));
+                    }
+                }
+                _ => {}
+            });
+            let _ = batches.send(batch);
+        });
+    } else {
+        discovery.discover_each(|finding| match finding {
+            Finding::Skill(skill) => shown.add(&skill),
+            Finding::Diagnostic(diagnostic) => diagnostics.push(diagnostic),
+            _ => {}
+        });
+    }
     let mut catalog = Catalog::from_entries(shown.entries());
     catalog = catalog.reader(&args.tool_name);
     let budget = (!args.no_budget).then_some(args.budget);
@@ -57,6 +75,23 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
     output::leave((catalog, diagnostics));
     output::leave(shown);
     Ok(Outcome::Success)
+}
+
+/// Diagnostics handed to the printing thread at a time.
+const PRINTED_BATCH: usize = 64;
+/// Batches waiting for it.
+const PRINTED_BATCHES: usize = 16;
+
+/// Prints the diagnostics of each batch on stderr, until the batches end.
+fn print_diagnostics(batches: &mpsc::Receiver<Vec<Diagnostic>>) {
+    // Not locked: a thread of discovery may log meanwhile.
+    let mut stderr = io::BufWriter::new(io::stderr());
+    for batch in batches {
+        for diagnostic in &batch {
+            output::diagnostic_to(&mut stderr, diagnostic);
+        }
+    }
+    let _ = stderr.flush();
 }
 
 /// The bytes of text kept together.
