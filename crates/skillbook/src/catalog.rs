@@ -1,6 +1,7 @@
 //! The catalog ([`Catalog`]): the small, cache-stable `<available_skills>` block a model sees.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::fmt;
 use std::io;
 
@@ -345,16 +346,7 @@ impl<'a> Catalog<'a> {
         };
         out.write_str(&fill(introduction))?;
         out.write_str("\n\n<available_skills>\n")?;
-        for listed in entries {
-            let entry = listed.entry();
-            if tier == Tier::NamesOnly {
-                // Compact: the name alone, one a line (read as `skill://<name>/SKILL.md`).
-                out.write_str(&escape_xml(&carriable(entry.name.trim())))?;
-                out.write_str("\n")?;
-            } else {
-                entry.write_to(out, fit)?;
-            }
-        }
+        write_entries(entries, fit, out)?;
         out.write_str("</available_skills>\n")?;
         let note = match tier {
             Tier::Shortened => Some(SHORTENED),
@@ -371,6 +363,62 @@ impl<'a> Catalog<'a> {
             CLOSING
         };
         out.write_str(&fill(closing))
+    }
+}
+
+/// Entries one thread renders at a time, when a catalog is large enough to share out.
+const RENDERED_TOGETHER: usize = 1024;
+
+/// The most threads rendering a catalog's entries.
+const MAX_RENDERING_THREADS: usize = 4;
+
+/// Writes each entry as `fit` shows it, in order. A large catalog's entries are rendered a
+/// chunk at a time on a thread per core, a few chunks ahead of the one being written (so the
+/// text is never held whole), and written in order: the same text as one thread writes.
+fn write_entries(entries: &[Listed<'_>], fit: Fit, out: &mut impl fmt::Write) -> fmt::Result {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_RENDERING_THREADS);
+    if threads < 2 || entries.len() < 2 * RENDERED_TOGETHER {
+        return entries
+            .iter()
+            .try_for_each(|listed| write_listed(*listed, fit, out));
+    }
+    let render = move |chunk: &[Listed<'_>]| -> Result<String, fmt::Error> {
+        let mut text = String::with_capacity(chunk.len() * 256);
+        for listed in chunk {
+            write_listed(*listed, fit, &mut text)?;
+        }
+        Ok(text)
+    };
+    std::thread::scope(|scope| {
+        let mut chunks = entries.chunks(RENDERED_TOGETHER);
+        let mut rendering = VecDeque::new();
+        loop {
+            while rendering.len() < threads
+                && let Some(chunk) = chunks.next()
+            {
+                rendering.push_back(scope.spawn(move || render(chunk)));
+            }
+            let Some(next) = rendering.pop_front() else {
+                return Ok(());
+            };
+            // A thread that panicked wrote nothing: the catalog is not written.
+            let text = next.join().unwrap_or(Err(fmt::Error))?;
+            out.write_str(&text)?;
+        }
+    })
+}
+
+/// Writes one entry as `fit` shows it.
+fn write_listed(listed: Listed<'_>, fit: Fit, out: &mut impl fmt::Write) -> fmt::Result {
+    let entry = listed.entry();
+    if fit.tier == Tier::NamesOnly {
+        // Compact: the name alone, one a line (read as `skill://<name>/SKILL.md`).
+        out.write_str(&escape_xml(&carriable(entry.name.trim())))?;
+        out.write_str("\n")
+    } else {
+        entry.write_to(out, fit)
     }
 }
 

@@ -625,3 +625,36 @@ fn fingerprinting_in_pieces_gives_the_fingerprint_of_the_whole() {
     }
     assert_eq!(hasher.finish(), Fingerprint::of(text));
 }
+
+/// A catalog large enough to be rendered on several threads is the text one thread writes, in
+/// every tier, with the same fingerprint whether rendered or written.
+#[test]
+fn a_large_catalog_rendered_on_threads_is_the_text_one_thread_writes() {
+    let entries: Vec<CatalogEntry<'static>> = (0..5_000)
+        .map(|number| {
+            CatalogEntry::new(
+                format!("skill-{:05}", (number * 7_919) % 5_000),
+                format!("Does task {number} & more <quickly>. Use when asked for {number}."),
+                format!("skill://skill-{number:05}/SKILL.md"),
+                number % 13 != 0,
+            )
+        })
+        .collect();
+    let catalog = Catalog::from_entries(entries.iter().cloned());
+    let listed = catalog.visible_sorted().unwrap();
+    for tier in [Tier::Full, Tier::Shortened, Tier::NamesOnly] {
+        let fit = Fit { tier, share: 60 };
+        let mut threaded = String::new();
+        write_entries(&listed, fit, &mut threaded).unwrap();
+        let mut serial = String::new();
+        for entry in &listed {
+            write_listed(*entry, fit, &mut serial).unwrap();
+        }
+        assert!(threaded == serial, "{tier:?}");
+    }
+    let rendered = catalog.render().unwrap();
+    let mut written = Vec::new();
+    let summary = catalog.write_to(&mut written).unwrap().unwrap();
+    assert_eq!(rendered.text.as_bytes(), written.as_slice());
+    assert_eq!(rendered.fingerprint, summary.fingerprint);
+}
