@@ -200,12 +200,14 @@ impl FieldIndex {
     /// aside.
     pub(crate) fn score_words(&self, query: &str, translation: &Translation) -> HashMap<u32, f64> {
         let lexicon = Lexicon::shipped();
-        let originals = self.query_terms(query, lexicon);
+        let mut originals = self.query_terms(query, lexicon);
+        // The little words of the query's language (`de`, `la`) are its stop words.
+        originals.retain(|term| !translation.is_little(term));
         let mut scores: HashMap<u32, f64> = HashMap::new();
         let mut name_hits: HashMap<u32, u16> = HashMap::new();
         // In a query of another language, a word nobody knows is a word of that language, not a
         // typo of an English one.
-        let typos = translation.found.is_empty();
+        let typos = translation.found.is_empty() && translation.little.is_empty();
         for original in &originals {
             let concept = self.concept(original, lexicon, typos);
             self.add_concept(&concept, &mut scores);

@@ -143,13 +143,20 @@ pub(crate) struct Translations {
 }
 
 /// What a query says in English: for each word of another language found in it, its meanings
-/// (each meaning's text, such as `contract` or `meal plan`).
+/// (each meaning's text, such as `contract` or `meal plan`); and the stems of the query's little
+/// words of its language (`de`, `la`, `und`), which say nothing of the task.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Translation {
     pub(crate) found: Vec<Vec<String>>,
+    pub(crate) little: Vec<String>,
 }
 
 impl Translation {
+    /// Whether the stem `term` is a little word of the query's language.
+    pub(crate) fn is_little(&self, term: &str) -> bool {
+        self.little.iter().any(|little| little == term)
+    }
+
     /// The meanings found, as one English text (for the meaning model).
     pub(crate) fn text(&self) -> String {
         let mut text = String::new();
@@ -226,6 +233,7 @@ impl Translations {
         // A query of a few words says its language with one little word; a longer text (a
         // skill's description) with one word in ten, which English text never has.
         let needed = (words.len() / WORDS_PER_LITTLE_WORD).max(1);
+        let mut translation = Translation::default();
         for language in Language::WRITTEN_IN_WORDS {
             let little = words
                 .iter()
@@ -238,14 +246,28 @@ impl Translations {
                 .count();
             let written_in =
                 little >= needed || lower.chars().any(|c| language.letters().contains(c));
-            if let (true, Some(list)) = (written_in, self.list(language)) {
+            if !written_in {
+                continue;
+            }
+            for word in &words {
+                if language
+                    .little_words()
+                    .binary_search(&word.as_str())
+                    .is_ok()
+                {
+                    let stem = text::stem(word);
+                    if !translation.is_little(&stem) {
+                        translation.little.push(stem);
+                    }
+                }
+            }
+            if let Some(list) = self.list(language) {
                 let mut at = 0;
                 while at < words.len() {
                     at += list.match_words(&words[at..], lexicon, &mut found);
                 }
             }
         }
-        let mut translation = Translation::default();
         for meanings in found {
             let texts: Vec<String> = meanings
                 .iter()
@@ -511,6 +533,16 @@ mod tests {
             meanings("das Bedienungshandbuch"),
             [["operation"], ["manual"]]
         );
+    }
+
+    #[test]
+    fn the_little_words_of_the_query_s_language_are_told() {
+        let translation = lists().translate("Revisa el contrato de alquiler", &Lexicon::default());
+        assert!(translation.is_little("el") && translation.is_little("de"));
+        assert!(!translation.is_little("contrato"));
+        // English has none.
+        let english = lists().translate("review the lease", &Lexicon::default());
+        assert!(english.little.is_empty());
     }
 
     #[test]
