@@ -24,6 +24,7 @@
 //!   word, or a word of the concept lexicon) is not translated: it is already a word of the
 //!   query.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -222,14 +223,30 @@ impl Translations {
     /// The English of every word of another language in `query` (a query, or a skill's name and
     /// description) that the lists hold.
     pub(crate) fn translate(&self, query: &str, lexicon: &Lexicon) -> Translation {
-        let query: String = query.chars().take(MAX_QUERY_CHARS).collect();
-        let query: String = query.nfkc().collect();
+        let query = match query.char_indices().nth(MAX_QUERY_CHARS) {
+            Some((end, _)) => &query[..end],
+            None => query,
+        };
+        // ASCII text (most skills' descriptions) has no run to scan, no letter to fold and no
+        // letter of the three languages.
+        let ascii = query.is_ascii();
+        let query: Cow<'_, str> = if ascii {
+            Cow::Borrowed(query)
+        } else {
+            Cow::Owned(query.nfkc().collect())
+        };
         let mut found: Vec<&Meanings> = Vec::new();
-        for run in query.split(|c: char| !text::is_cjk(c)) {
-            self.scan_run(run, &mut found);
+        if !ascii {
+            for run in query.split(|c: char| !text::is_cjk(c)) {
+                self.scan_run(run, &mut found);
+            }
         }
         let words: Vec<String> = folded_words(&query).collect();
-        let lower = query.to_lowercase();
+        let lower = if ascii {
+            String::new()
+        } else {
+            query.to_lowercase()
+        };
         // A query of a few words says its language with one little word; a longer text (a
         // skill's description) with one word in ten, which English text never has.
         let needed = (words.len() / WORDS_PER_LITTLE_WORD).max(1);
