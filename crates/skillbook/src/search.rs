@@ -3,7 +3,10 @@
 //!
 //! [`Ranking::Default`] blends two rankings. Words: BM25F over stemmed words with the name
 //! weighted above the description, a concept lexicon of related words shipped in the crate
-//! (`slides` finds `pptx`) and typo correction ([`Ranking::Words`] alone). Meaning: the cosine
+//! (`slides` finds `pptx`), typo correction ([`Ranking::Words`] alone), and word lists from
+//! Chinese, Japanese, Korean, Spanish, German and French to English, so that a request in one
+//! of those languages finds a skill described in another (a skill described in one of them is
+//! indexed with its English too). Meaning: the cosine
 //! between the query and each skill in a small embedding model shipped in the crate (7.7 MB,
 //! distilled from all-MiniLM-L6-v2), so that "nebula" finds a stargazing skill that never says
 //! "nebula". A skill's exact name ranks it first.
@@ -25,6 +28,7 @@
 //! assert!(index.search("deploy", 5).is_empty());
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -135,16 +139,22 @@ impl Scorer {
         // A description in another language is indexed with its English words too, so that a
         // request in English (or a third language) finds it.
         let english: Vec<String> = entries.iter().map(english_words).collect();
-        let described: Vec<String> = entries
+        let described: Vec<Cow<'_, str>> = entries
             .iter()
             .zip(&english)
-            .map(|(entry, english)| format!("{} {english}", entry.description))
+            .map(|(entry, english)| {
+                if english.is_empty() {
+                    Cow::Borrowed(entry.description.as_str())
+                } else {
+                    Cow::Owned(format!("{} {english}", entry.description))
+                }
+            })
             .collect();
         let words = fielded::FieldIndex::build(
             entries
                 .iter()
                 .zip(&described)
-                .map(|(entry, described)| (entry.name.as_str(), described.as_str())),
+                .map(|(entry, described)| (entry.name.as_str(), described.as_ref())),
         );
         match meaning::Model::shipped() {
             Some(model) if ranking == Ranking::Default => Scorer::Default {

@@ -9,7 +9,10 @@
 //!    for a word neither the skills nor the lexicon know, the skills' words one edit away (a
 //!    typo: weight [`TYPO_WEIGHT`]). Two query words the skills or the lexicon know as one are
 //!    joined (`time out` → `timeout`), and an unknown word that is two known words run together
-//!    is split (`homepage` → `home`, `page`).
+//!    is split (`homepage` → `home`, `page`). Each word of another language the word lists know
+//!    is a concept of its English meanings (weight [`TRANSLATED_WEIGHT`]); in a query of such a
+//!    language, its little words (`de`, `la`, `und`) are stop words and unknown words are not
+//!    read as typos.
 //! 3. **BM25F.** A term found in a skill scores BM25 (`k1` [`K1`]) over a weighted count: a name
 //!    occurrence counts [`NAME_WEIGHT`] times a description one, each normalized by its field's
 //!    length (`b` [`NAME_B`] and [`DESCRIPTION_B`]). A concept scores its best term, so a skill
@@ -219,7 +222,7 @@ impl FieldIndex {
                 }
             }
         }
-        for meanings in &translation.found {
+        for meanings in translation.found.iter().take(MAX_QUERY_TERMS) {
             let concept = self.translated(meanings, lexicon);
             self.add_concept(&concept, &mut scores);
         }
