@@ -88,6 +88,11 @@ impl Language {
         }
     }
 
+    /// Whether `word` (lower case, accents folded) is one of [`Language::little_words`].
+    fn is_little_word(self, word: &str) -> bool {
+        self.little_words().binary_search(&word).is_ok()
+    }
+
     /// Letters of the language (lower case) that English text does not use.
     fn letters(self) -> &'static str {
         match self {
@@ -252,30 +257,19 @@ impl Translations {
         let needed = (words.len() / WORDS_PER_LITTLE_WORD).max(1);
         let mut translation = Translation::default();
         for language in Language::WRITTEN_IN_WORDS {
-            let little = words
+            let little: Vec<&String> = words
                 .iter()
-                .filter(|word| {
-                    language
-                        .little_words()
-                        .binary_search(&word.as_str())
-                        .is_ok()
-                })
-                .count();
+                .filter(|word| language.is_little_word(word))
+                .collect();
             let written_in =
-                little >= needed || lower.chars().any(|c| language.letters().contains(c));
+                little.len() >= needed || lower.chars().any(|c| language.letters().contains(c));
             if !written_in {
                 continue;
             }
-            for word in &words {
-                if language
-                    .little_words()
-                    .binary_search(&word.as_str())
-                    .is_ok()
-                {
-                    let stem = text::stem(word);
-                    if !translation.is_little(&stem) {
-                        translation.little.push(stem);
-                    }
+            for word in little {
+                let stem = text::stem(word);
+                if !translation.is_little(&stem) {
+                    translation.little.push(stem);
                 }
             }
             if let Some(list) = self.list(language) {
