@@ -578,8 +578,15 @@ mod tests {
         assert!(huge.len() > 100_000);
         let words: String = (0..20_000).map(|number| format!("w{number} ")).collect();
         let one_word = "pdfy".repeat(30_000);
+        // Runs of listed words in other languages, and their little words.
+        let translated = format!(
+            "{} {}",
+            "合同翻译表格".repeat(20_000),
+            "el contrato de la factura ".repeat(4_000)
+        );
         for index in every_ranking(&entries) {
             assert_eq!(names(&index, &huge, 5), ["pdf"]);
+            assert!(index.search(&translated, 5).len() <= 2);
             assert!(index.search(&words, 5).is_empty());
             assert!(index.search(&one_word, 5).is_empty());
             assert!(
