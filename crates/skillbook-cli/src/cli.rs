@@ -430,8 +430,9 @@ pub(crate) struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ReadArgs {
-    /// The file: relative to the workspace (with --restricted: to the skill's directory when
-    /// there is only one skill), or absolute.
+    /// The file: relative to the workspace (with --restricted or --locked: to the skill's
+    /// directory when there is only one skill), absolute, or a `skill://` URI. With --locked
+    /// only the files of skills the lock admits are readable, not the rest of the workspace.
     pub(crate) path: PathBuf,
     /// The first line to return, 1-based.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

@@ -132,7 +132,17 @@ fn a_refused_skill_is_not_cataloged_shown_or_read() {
         skill_file.to_str().unwrap(),
     ]);
     assert!(!read.status.success(), "{read:?}");
+    // Read by hand without --restricted: still refused, and so is the workspace around it.
+    let read = fixture.run(&["--locked", "read", skill_file.to_str().unwrap()]);
+    assert!(!read.status.success(), "{read:?}");
+    let by_uri = fixture.run(&["--locked", "read", "skill://review/SKILL.md"]);
+    assert!(!by_uri.status.success(), "{by_uri:?}");
+    let admitted = fixture.skills().join("deploy/SKILL.md");
+    let read = fixture.run(&["--locked", "read", admitted.to_str().unwrap()]);
+    assert!(read.status.success(), "{read:?}");
     let read = fixture.run(&["read", "--restricted", skill_file.to_str().unwrap()]);
+    assert!(read.status.success(), "{read:?}");
+    let read = fixture.run(&["read", skill_file.to_str().unwrap()]);
     assert!(read.status.success(), "{read:?}");
 }
 

@@ -24,8 +24,10 @@ pub(crate) fn run(common: &CommonArgs, args: &ReadArgs) -> anyhow::Result<Outcom
         SkillReader::new(&found)
             .only(|_, model_visible| model_visible)
             .read(&request)
-    } else if args.path.starts_with("skill://") {
-        // A skill's URI names a skill, not a place in the workspace: every found skill's.
+    } else if args.path.starts_with("skill://") || common.locked {
+        // A skill's URI names a skill, not a place in the workspace: every found skill's. Under
+        // `--locked` only the skills the lock admits are readable, never the workspace around
+        // them (which holds the refused ones).
         SkillReader::new(&found).read(&request)
     } else {
         let boundary = match ReadBoundary::discovered(discovery.workspace(), &found) {
