@@ -10,7 +10,9 @@ use std::fs;
 use std::io::Write;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use gix::bstr::ByteSlice;
 use gix::object::tree::EntryKind;
@@ -27,6 +29,26 @@ const MAX_TREE_ENTRIES: usize = 200_000;
 
 /// The deepest folder written out.
 const MAX_TREE_DEPTH: usize = 64;
+
+/// What a fetch may take from a server: the most bytes of the repository received, and the
+/// longest the fetch may run. A server sending more (a hostile or huge repository) or dripping
+/// its answer is stopped and the fetch fails, saying which bound it met.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FetchBounds {
+    pub(crate) bytes: u64,
+    pub(crate) time: Duration,
+}
+
+impl FetchBounds {
+    /// 1 GiB in 10 minutes.
+    pub(crate) const DEFAULT: FetchBounds = FetchBounds {
+        bytes: 1024 * 1024 * 1024,
+        time: Duration::from_secs(600),
+    };
+}
+
+/// How often a fetch in progress is measured against its bounds.
+const BOUNDS_CHECKED_EVERY: Duration = Duration::from_millis(50);
 
 /// What to fetch.
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +104,15 @@ impl Fetched {
 /// Fetches `source` at `revision` (only the one commit, not its history) and writes out its
 /// tree — only the source's folder when it names one.
 pub(crate) fn fetch(source: &GitSource, revision: Revision<'_>) -> Result<Fetched, PackageError> {
+    fetch_within(source, revision, FetchBounds::DEFAULT)
+}
+
+/// [`fetch`] within `bounds`.
+fn fetch_within(
+    source: &GitSource,
+    revision: Revision<'_>,
+    bounds: FetchBounds,
+) -> Result<Fetched, PackageError> {
     crate::install_tls_provider();
     let folder = tempfile::Builder::new()
         .prefix("skillbook-git-")
@@ -105,9 +136,19 @@ pub(crate) fn fetch(source: &GitSource, revision: Revision<'_>) -> Result<Fetche
     }
     .map_err(|error| failed(error.to_string()))?;
     let interrupt = AtomicBool::new(false);
-    let (repository, _) = prepare
-        .fetch_only(gix::progress::Discard, &interrupt)
-        .map_err(|error| failed(fetch_message(&chain(&error), source.reference())))?;
+    let (fetched, exceeded) = std::thread::scope(|scope| {
+        let (finished, watching) = mpsc::channel::<()>();
+        let (repository, interrupt) = (&repository, &interrupt);
+        let watchdog = scope.spawn(move || watch(repository, bounds, interrupt, &watching));
+        let fetched = prepare.fetch_only(gix::progress::Discard, &interrupt);
+        drop(finished);
+        (fetched, watchdog.join().ok().flatten())
+    });
+    if let Some(exceeded) = exceeded {
+        return Err(failed(exceeded));
+    }
+    let (repository, _) =
+        fetched.map_err(|error| failed(fetch_message(&chain(&error), source.reference())))?;
     let commit = repository
         .head_commit()
         .map_err(|error| failed(error.to_string()))?;
@@ -153,6 +194,65 @@ pub(crate) fn fetch(source: &GitSource, revision: Revision<'_>) -> Result<Fetche
         commit: id,
         left_out: writer.left_out,
     })
+}
+
+/// Measures a fetch into `repository` until `watching`'s sender is dropped (the fetch has
+/// finished): once it has received more than `bounds.bytes` or run longer than `bounds.time`,
+/// interrupts it and says which bound it met.
+fn watch(
+    repository: &Path,
+    bounds: FetchBounds,
+    interrupt: &AtomicBool,
+    watching: &mpsc::Receiver<()>,
+) -> Option<String> {
+    let started = Instant::now();
+    loop {
+        // Measured once more when the fetch has finished, however fast it was.
+        let finished = matches!(
+            watching.recv_timeout(BOUNDS_CHECKED_EVERY),
+            Err(mpsc::RecvTimeoutError::Disconnected)
+        );
+        let exceeded = if received_bytes(repository) > bounds.bytes {
+            format!(
+                "the repository sent more than {} MiB; skillbook fetches at most that much of \
+                 one repository. Install from a smaller repository, or from a local copy",
+                bounds.bytes / (1024 * 1024)
+            )
+        } else if started.elapsed() > bounds.time {
+            format!(
+                "the fetch took longer than {} seconds and was stopped; check the server, or \
+                 install from a local copy",
+                bounds.time.as_secs()
+            )
+        } else if finished {
+            return None;
+        } else {
+            continue;
+        };
+        interrupt.store(true, Ordering::Relaxed);
+        return Some(exceeded);
+    }
+}
+
+/// The bytes a fetch has written into `repository` so far (its objects, as received).
+fn received_bytes(repository: &Path) -> u64 {
+    let mut total = 0;
+    let mut folders = vec![repository.join("objects")];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => folders.push(entry.path()),
+                Ok(kind) if kind.is_file() => {
+                    total += entry.metadata().map_or(0, |metadata| metadata.len());
+                }
+                _ => {}
+            }
+        }
+    }
+    total
 }
 
 /// A full hexadecimal commit id (SHA-1 or SHA-256).
@@ -317,4 +417,78 @@ fn write_link(path: &Path, target: &[u8]) -> bool {
 #[cfg(not(unix))]
 fn write_link(_path: &Path, _target: &[u8]) -> bool {
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs git (the tests' own tool for making repositories) in `folder`.
+    fn git(folder: &Path, arguments: &[&str]) {
+        let status = std::process::Command::new("git")
+            .current_dir(folder)
+            .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(arguments)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {arguments:?}");
+    }
+
+    /// A repository with a skill and 2 MiB that do not compress.
+    fn large_repository() -> tempfile::TempDir {
+        let repository = tempfile::tempdir().unwrap();
+        let skill = repository.path().join("big");
+        fs::create_dir_all(&skill).unwrap();
+        fs::write(skill.join("SKILL.md"), "---\nname: big\ndescription: d\n---\n").unwrap();
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let noise: Vec<u8> = (0..2 * 1024 * 1024)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state.to_le_bytes()[0]
+            })
+            .collect();
+        fs::write(skill.join("noise.bin"), noise).unwrap();
+        git(repository.path(), &["init", "-q", "-b", "main"]);
+        git(repository.path(), &["add", "-A"]);
+        git(repository.path(), &["commit", "-q", "-m", "big"]);
+        repository
+    }
+
+    #[test]
+    fn a_repository_over_the_byte_bound_is_stopped_and_said_so() {
+        let repository = large_repository();
+        let url = format!("file://{}", repository.path().display());
+        let source = GitSource::url(&url, None).unwrap();
+        let bounds = FetchBounds {
+            bytes: 1024 * 1024,
+            time: Duration::from_secs(600),
+        };
+        let error = fetch_within(&source, Revision::Named, bounds).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("more than 1 MiB"), "{message}");
+        // Within a bound it holds, the same repository is fetched.
+        let bounds = FetchBounds {
+            bytes: 64 * 1024 * 1024,
+            time: Duration::from_secs(600),
+        };
+        let fetched = fetch_within(&source, Revision::Named, bounds).unwrap();
+        assert!(fetched.tree().join("big/noise.bin").is_file());
+    }
+
+    #[test]
+    fn a_fetch_over_the_time_bound_is_stopped_and_said_so() {
+        let repository = large_repository();
+        let url = format!("file://{}", repository.path().display());
+        let source = GitSource::url(&url, None).unwrap();
+        let bounds = FetchBounds {
+            bytes: u64::MAX,
+            time: Duration::ZERO,
+        };
+        let error = fetch_within(&source, Revision::Named, bounds).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("longer than 0 seconds"), "{message}");
+    }
 }
