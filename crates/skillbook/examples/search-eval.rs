@@ -5,7 +5,10 @@
 //! `cargo run -p skillbook --example search-eval`; with `--misses`, also every query whose
 //! expected skills are not in skillbook's first five results, with the five it returned. With
 //! `--multilingual`, the same over the multilingual set: its queries over the English skills and
-//! the skills described in other languages together, one row group per kind of query.
+//! the skills described in other languages together, one row group per kind of query. With
+//! `--set FOLDER`, the same over a multilingual set kept outside the repository (a folder
+//! holding `multilingual_skills.jsonl` and `multilingual_queries.jsonl`), searched together
+//! with the English skills.
 
 #[path = "../tests/search_eval/eval.rs"]
 mod eval;
@@ -14,7 +17,22 @@ use skillbook::search::{DEFAULT_LIMIT, Ranking};
 
 fn main() {
     let multilingual = std::env::args().any(|argument| argument == "--multilingual");
-    let (skills, queries, table) = if multilingual {
+    let arguments: Vec<String> = std::env::args().collect();
+    let set = arguments
+        .iter()
+        .position(|argument| argument == "--set")
+        .and_then(|at| arguments.get(at + 1));
+    let (skills, queries, table) = if let Some(folder) = set {
+        let (skills, queries) = match eval::multilingual_set_in(std::path::Path::new(folder)) {
+            Ok(set) => set,
+            Err(error) => {
+                eprintln!("cannot read the set in {folder}: {error}");
+                std::process::exit(2);
+            }
+        };
+        let (table, _) = eval::multilingual_table(&skills, &queries);
+        (skills, queries, table)
+    } else if multilingual {
         let skills = eval::union_skills();
         let queries = eval::multilingual_queries();
         let (table, _) = eval::multilingual_table(&skills, &queries);

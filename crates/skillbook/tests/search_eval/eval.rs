@@ -83,6 +83,21 @@ pub fn multilingual_queries() -> Vec<Query> {
     parse_queries(MULTILINGUAL_QUERIES)
 }
 
+/// A multilingual set kept elsewhere (a folder holding `multilingual_skills.jsonl` and
+/// `multilingual_queries.jsonl` of the same shapes): the English skills with its skills, and its
+/// queries.
+#[cfg_attr(test, expect(dead_code, reason = "the example's, not the test's"))]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "evaluation files named by the person running the example, not skill files"
+)]
+pub fn multilingual_set_in(folder: &std::path::Path) -> std::io::Result<(Vec<Skill>, Vec<Query>)> {
+    let read = |name: &str| std::fs::read_to_string(folder.join(name));
+    let mut union = skills();
+    union.extend(parse_skills(&read("multilingual_skills.jsonl")?));
+    Ok((union, parse_queries(&read("multilingual_queries.jsonl")?)))
+}
+
 /// An index of the corpus ranked by `ranking`.
 pub fn index(skills: &[Skill], ranking: Ranking) -> SearchIndex {
     SearchIndex::with_ranking(
