@@ -440,7 +440,11 @@ mod tests {
         let repository = tempfile::tempdir().unwrap();
         let skill = repository.path().join("big");
         fs::create_dir_all(&skill).unwrap();
-        fs::write(skill.join("SKILL.md"), "---\nname: big\ndescription: d\n---\n").unwrap();
+        fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: big\ndescription: d\n---\n",
+        )
+        .unwrap();
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         let noise: Vec<u8> = (0..2 * 1024 * 1024)
             .map(|_| {
