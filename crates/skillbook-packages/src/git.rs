@@ -140,7 +140,7 @@ fn fetch_within(
         let (finished, watching) = mpsc::channel::<()>();
         let (repository, interrupt) = (&repository, &interrupt);
         let watchdog = scope.spawn(move || watch(repository, bounds, interrupt, &watching));
-        let fetched = prepare.fetch_only(gix::progress::Discard, &interrupt);
+        let fetched = prepare.fetch_only(gix::progress::Discard, interrupt);
         drop(finished);
         (fetched, watchdog.join().ok().flatten())
     });
