@@ -1,7 +1,9 @@
 //! Requiring the lock: skills under a locked root are handed on only as the lock pins them.
 
+use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::SystemTime;
 
 use skillbook::{Admission, Diagnostic, DiagnosticCode, Skill};
 
@@ -19,7 +21,8 @@ use crate::verify::{Drift, compare};
 /// BENCHMARKS.md for the cost), and again each time a reader made from the results opens the
 /// skill's folder, so an edit is caught whatever it keeps of a file's size and times, even
 /// after discovery. A lock that cannot be read refuses every skill of its folder, naming the
-/// lock's error.
+/// lock's error. A lock changed since it was read (`skillbook update` while a server runs) is
+/// read again at the next check: the skills are judged by the lock as it is.
 ///
 /// ```
 /// use skillbook::Discovery;
@@ -42,18 +45,85 @@ pub struct RequireLock {
     roots: Vec<LockedRoot>,
 }
 
-/// A skills folder and its lock, as read when the requirement was made.
+/// A skills folder and its lock, as last read.
 #[derive(Debug)]
 struct LockedRoot {
     target: Target,
     /// The skills folder, absolute and normalised as discovery gives skill folders.
     folder: PathBuf,
-    lock: Result<Lock, String>,
+    lock: RwLock<ReadLock>,
+}
+
+/// A lock as read, and the state of its file then (to notice a change).
+#[derive(Debug)]
+struct ReadLock {
+    state: Option<LockFileState>,
+    lock: Arc<Result<Lock, String>>,
+}
+
+/// What tells a lock file's versions apart: its identity, size and modification time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LockFileState {
+    identity: (u64, u64),
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl LockFileState {
+    /// The state of the file at `path`; `None` when there is none.
+    fn of(path: &Path) -> Option<LockFileState> {
+        let metadata = fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let identity = {
+            use std::os::unix::fs::MetadataExt;
+            (metadata.dev(), metadata.ino())
+        };
+        #[cfg(not(unix))]
+        let identity = (0, 0);
+        Some(LockFileState {
+            identity,
+            len: metadata.len(),
+            modified: metadata.modified().ok(),
+        })
+    }
+}
+
+impl ReadLock {
+    /// Reads the lock at `path`, its file's state taken first (so a change while it is read is
+    /// seen next time).
+    fn read(path: &Path) -> ReadLock {
+        let state = LockFileState::of(path);
+        let lock = Lock::read(path).map_err(|error| error.to_string());
+        ReadLock {
+            state,
+            lock: Arc::new(lock),
+        }
+    }
+}
+
+impl LockedRoot {
+    /// The lock as it is now: read again when its file changed since it was last read.
+    fn lock(&self) -> Arc<Result<Lock, String>> {
+        let path = self.target.lock_path();
+        let now = LockFileState::of(path);
+        {
+            let read = self.lock.read().unwrap_or_else(PoisonError::into_inner);
+            if read.state == now {
+                return Arc::clone(&read.lock);
+            }
+        }
+        let mut read = self.lock.write().unwrap_or_else(PoisonError::into_inner);
+        if read.state != now || LockFileState::of(path) != now {
+            *read = ReadLock::read(path);
+        }
+        Arc::clone(&read.lock)
+    }
 }
 
 impl RequireLock {
-    /// Requires each target's lock for the skills in its skills folder. Each lock is read now;
-    /// one that does not exist is empty (every skill in its folder is then `not_locked`).
+    /// Requires each target's lock for the skills in its skills folder. Each lock is read now,
+    /// and again whenever its file has changed; one that does not exist is empty (every skill in
+    /// its folder is then `not_locked`).
     pub fn new(targets: impl IntoIterator<Item = Target>) -> RequireLock {
         let roots = targets
             .into_iter()
@@ -61,7 +131,7 @@ impl RequireLock {
                 let folder = target.skills_folder();
                 let folder =
                     normalize(&std::path::absolute(folder).unwrap_or(folder.to_path_buf()));
-                let lock = Lock::read(target.lock_path()).map_err(|error| error.to_string());
+                let lock = RwLock::new(ReadLock::read(target.lock_path()));
                 LockedRoot {
                     target,
                     folder,
@@ -101,7 +171,8 @@ impl RequireLock {
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let refusal = match &root.lock {
+        let lock = root.lock();
+        let refusal = match lock.as_ref() {
             Err(error) => Refusal::LockUnreadable(error.clone()),
             Ok(lock) => match lock.get(&name) {
                 None => Refusal::NotLocked,

@@ -426,3 +426,42 @@ fn scripts_stay_executable_and_other_files_do_not_become_so() -> Result {
     assert_eq!(mode(&installed.join("SKILL.md"))? & 0o111, 0);
     Ok(())
 }
+
+#[test]
+fn a_requirement_judges_by_the_lock_as_it_is_now() -> Result {
+    use skillbook::{Admission, Discovery, Home};
+    use skillbook_packages::RequireLock;
+
+    let fixture = Fixture::new()?;
+    skill(fixture.source.path(), "review", "review")?;
+    fixture.install(fixture.add())?;
+    let required = RequireLock::new([fixture.target()]);
+    let folder = fixture.target().skills_folder().join("review");
+    let directory = Discovery::new(fixture.workspace.path())
+        .home(Home::Off)
+        .discover()
+        .skills()[0]
+        .directory()
+        .to_path_buf();
+    assert!(required.recheck(&directory).is_ok());
+
+    // Edited in place: refused.
+    write(
+        &folder,
+        "SKILL.md",
+        "---\nname: review\ndescription: Edited.\n---\n",
+    )?;
+    assert!(required.recheck(&directory).is_err());
+
+    // The source moved on and the lock with it (`update` while a server runs): admitted again,
+    // judged by the new lock, not the one read when the requirement was made.
+    write(fixture.source.path(), "review/notes.md", "new")?;
+    fixture.install(fixture.add())?;
+    assert!(folder.join("notes.md").is_file());
+    assert!(required.recheck(&directory).is_ok());
+
+    // The lock removed: nothing in its folder is locked any more.
+    fs::remove_file(fixture.target().lock_path())?;
+    assert!(required.recheck(&directory).is_err());
+    Ok(())
+}
