@@ -117,6 +117,9 @@ enum Scorer {
     Default {
         words: fielded::FieldIndex,
         meaning: meaning::Directions,
+        /// The skills described in another language (their positions), and the meanings of
+        /// their names and English alone: what an English query is compared with.
+        in_english: (Vec<u32>, meaning::Directions),
     },
     Words(fielded::FieldIndex),
     Bm25(bm25::Bm25Index),
@@ -166,6 +169,7 @@ impl Scorer {
                         .zip(&english)
                         .map(|(entry, english)| format!("{} {english}", meaning_text(entry))),
                 ),
+                in_english: in_english(model, entries, &english),
             },
             _ => Scorer::Words(words),
         }
@@ -173,7 +177,11 @@ impl Scorer {
 
     fn score(&self, query: &str) -> Vec<(u32, f64)> {
         match self {
-            Scorer::Default { words, meaning } => blend(words, meaning, query),
+            Scorer::Default {
+                words,
+                meaning,
+                in_english,
+            } => blend(words, meaning, in_english, query),
             Scorer::Words(index) => index.score(query),
             Scorer::Bm25(index) => index.score(query),
         }
@@ -206,6 +214,34 @@ fn english_words(entry: &Indexed) -> String {
         .text()
 }
 
+/// The skills described in another language (those with `english` words), and the meanings of
+/// their names and English words alone.
+fn in_english(
+    model: &meaning::Model,
+    entries: &[Indexed],
+    english: &[String],
+) -> (Vec<u32>, meaning::Directions) {
+    let described: Vec<(u32, String)> = entries
+        .iter()
+        .zip(english)
+        .enumerate()
+        .filter(|(_, (_, english))| !english.is_empty())
+        .map(|(position, (entry, english))| {
+            let position = u32::try_from(position).unwrap_or(u32::MAX);
+            let text = format!("{}: {english}", entry.name.replace(['-', '_'], " "));
+            (position, text)
+        })
+        .collect();
+    let directions = meaning::Directions::build(model, described.iter().map(|(_, text)| text));
+    (
+        described
+            .into_iter()
+            .map(|(position, _)| position)
+            .collect(),
+        directions,
+    )
+}
+
 /// The text a skill's meaning is taken from: its name's words, then its description.
 fn meaning_text(entry: &Indexed) -> String {
     format!(
@@ -221,15 +257,27 @@ fn meaning_text(entry: &Indexed) -> String {
 fn blend(
     words: &fielded::FieldIndex,
     meaning: &meaning::Directions,
+    in_english: &(Vec<u32>, meaning::Directions),
     query: &str,
 ) -> Vec<(u32, f64)> {
     let translation =
         translate::Translations::shipped().translate(query, lexicon::Lexicon::shipped());
     let by_words = words.score_words(query, &translation);
     let best = by_words.values().copied().fold(0.0_f64, f64::max);
-    let cosines = meaning::Model::shipped()
-        .map(|model| meaning.cosines(&query_direction(model, query, &translation)))
+    let direction = meaning::Model::shipped()
+        .map(|model| query_direction(model, query, &translation))
         .unwrap_or_default();
+    let mut cosines = meaning.cosines(&direction);
+    // A query in English meets a skill described in another language in English: the words of
+    // that language are no words of the model, and would only blur the skill's meaning.
+    if translation.found.is_empty() && translation.little.is_empty() {
+        let (skills, directions) = in_english;
+        for (&skill, cosine) in skills.iter().zip(directions.cosines(&direction)) {
+            if let Some(slot) = cosines.get_mut(skill as usize) {
+                *slot = cosine;
+            }
+        }
+    }
     let blended = |word_score: f64, cosine: f32| {
         let words = if best > 0.0 { word_score / best } else { 0.0 };
         WORDS_SHARE * words + (1.0 - WORDS_SHARE) * f64::from(cosine.max(0.0))
@@ -783,5 +831,33 @@ mod tests {
             "{} {expected}",
             hits[0].score
         );
+    }
+
+    #[test]
+    fn an_english_query_meets_a_skill_of_another_language_in_its_english() {
+        if meaning::Model::shipped().is_none() {
+            return;
+        }
+        let description = "Calcula presupuestos de reformas y obras: mediciones, materiales y \
+                           mano de obra, plazos e IVA. Entrega el presupuesto al cliente.";
+        let english = english_words(&Indexed {
+            name: "budget-builder".to_owned(),
+            description: description.to_owned(),
+            location: String::new(),
+        });
+        assert!(
+            !english.is_empty(),
+            "the Spanish words have English meanings"
+        );
+        let spanish = SearchIndex::new([entry("budget-builder", description)]);
+        // The same skill as its English alone: the meaning an English query is compared with.
+        let twin = SearchIndex::new([entry("budget-builder", &english)]);
+        let query = "estimate what a renovation costs in materials and labour";
+        let score = |index: &SearchIndex| index.search(query, 5).first().map(|hit| hit.score);
+        assert!(score(&spanish).is_some());
+        assert_eq!(score(&spanish), score(&twin));
+        // A query in Spanish still meets the skill in its own words.
+        let spanish_query = "cuánto cuesta reformar la cocina, materiales y mano de obra";
+        assert_eq!(spanish.search(spanish_query, 5).len(), 1);
     }
 }
