@@ -420,23 +420,20 @@ fn write_link(_path: &Path, _target: &[u8]) -> bool {
 }
 
 #[cfg(test)]
+#[path = "../tests/support/git.rs"]
+mod support_git;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
     /// Runs git (the tests' own tool for making repositories) in `folder`.
     fn git(folder: &Path, arguments: &[&str]) {
-        let status = std::process::Command::new("git")
-            .current_dir(folder)
-            .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(arguments)
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {arguments:?}");
+        support_git::git(folder, arguments).unwrap();
     }
 
-    /// A repository with a skill and 2 MiB that do not compress.
-    fn large_repository() -> tempfile::TempDir {
+    /// A repository with a skill and 2 MiB that do not compress, as a source.
+    fn large_repository() -> (tempfile::TempDir, GitSource) {
         let repository = tempfile::tempdir().unwrap();
         let skill = repository.path().join("big");
         fs::create_dir_all(&skill).unwrap();
@@ -458,20 +455,23 @@ mod tests {
         git(repository.path(), &["init", "-q", "-b", "main"]);
         git(repository.path(), &["add", "-A"]);
         git(repository.path(), &["commit", "-q", "-m", "big"]);
-        repository
+        let url = format!("file://{}", repository.path().display());
+        let source = GitSource::url(&url, None).unwrap();
+        (repository, source)
+    }
+
+    /// The message of fetching `source` within `bytes` and `time`, which must fail.
+    fn refusal(source: &GitSource, bytes: u64, time: Duration) -> String {
+        let bounds = FetchBounds { bytes, time };
+        fetch_within(source, Revision::Named, bounds)
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
     fn a_repository_over_the_byte_bound_is_stopped_and_said_so() {
-        let repository = large_repository();
-        let url = format!("file://{}", repository.path().display());
-        let source = GitSource::url(&url, None).unwrap();
-        let bounds = FetchBounds {
-            bytes: 1024 * 1024,
-            time: Duration::from_secs(600),
-        };
-        let error = fetch_within(&source, Revision::Named, bounds).unwrap_err();
-        let message = error.to_string();
+        let (_repository, source) = large_repository();
+        let message = refusal(&source, 1024 * 1024, Duration::from_secs(600));
         assert!(message.contains("more than 1 MiB"), "{message}");
         // Within a bound it holds, the same repository is fetched.
         let bounds = FetchBounds {
@@ -484,15 +484,8 @@ mod tests {
 
     #[test]
     fn a_fetch_over_the_time_bound_is_stopped_and_said_so() {
-        let repository = large_repository();
-        let url = format!("file://{}", repository.path().display());
-        let source = GitSource::url(&url, None).unwrap();
-        let bounds = FetchBounds {
-            bytes: u64::MAX,
-            time: Duration::ZERO,
-        };
-        let error = fetch_within(&source, Revision::Named, bounds).unwrap_err();
-        let message = error.to_string();
+        let (_repository, source) = large_repository();
+        let message = refusal(&source, u64::MAX, Duration::ZERO);
         assert!(message.contains("longer than 0 seconds"), "{message}");
     }
 }
