@@ -66,6 +66,14 @@ impl FileId {
         FileId { device, inode }
     }
 
+    /// The identity of the file numbered `inode` on the same device as this one.
+    pub(crate) fn with_inode(self, inode: u64) -> Self {
+        FileId {
+            device: self.device,
+            inode,
+        }
+    }
+
     /// The identity of what `metadata` describes (read from an open handle).
     pub(crate) fn of(metadata: &impl cap_fs_ext::MetadataExt) -> Self {
         FileId {
@@ -241,8 +249,17 @@ pub(crate) enum EntryKind {
     Other,
 }
 
+/// One entry of a directory: its name, what it is, and the inode number the listing gave for
+/// it (`None` where the platform's listing gives none).
+#[derive(Debug)]
+pub(crate) struct Entry {
+    pub(crate) name: OsString,
+    pub(crate) kind: EntryKind,
+    pub(crate) inode: Option<u64>,
+}
+
 /// A directory's entries, and the error of each entry that could not be read.
-pub(crate) type Listing = (Vec<(OsString, EntryKind)>, Vec<io::Error>);
+pub(crate) type Listing = (Vec<Entry>, Vec<io::Error>);
 
 /// The entries of a directory (without `.` and `..`), unsorted, with the error of each entry
 /// that could not be read.
@@ -254,12 +271,31 @@ pub(crate) fn list_entries(directory: &Dir) -> io::Result<Listing> {
     let mut entries = Vec::new();
     let mut errors = Vec::new();
     for entry in directory.entries()? {
-        match entry.and_then(|entry| Ok((entry.file_name(), entry.file_type()?))) {
-            Ok((name, file_type)) => entries.push((name, kind_of(file_type))),
+        match entry.and_then(|entry| Ok((entry.file_name(), entry.file_type()?, inode_of(&entry))))
+        {
+            Ok((name, file_type, inode)) => entries.push(Entry {
+                name,
+                kind: kind_of(file_type),
+                inode,
+            }),
             Err(error) => errors.push(error),
         }
     }
     Ok((entries, errors))
+}
+
+/// The inode number a listing gave for `entry`, where the platform has them.
+fn inode_of(entry: &cap_std::fs::DirEntry) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirEntryExt;
+        Some(entry.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = entry;
+        None
+    }
 }
 
 fn kind_of(file_type: cap_std::fs::FileType) -> EntryKind {
@@ -311,7 +347,11 @@ fn list_raw(directory: &Dir) -> Option<io::Result<Listing>> {
             },
             _ => EntryKind::Other,
         };
-        entries.push((name, kind));
+        entries.push(Entry {
+            name,
+            kind,
+            inode: Some(entry.ino()),
+        });
     }
     Some(Ok((entries, errors)))
 }
@@ -360,9 +400,10 @@ pub(crate) fn open_file_nofollow(directory: &Dir, name: &OsStr) -> io::Result<Op
 }
 
 /// Opens the file `name` inside the folder `folder` beneath `parent` in one step, refusing a
-/// symbolic link at either and without blocking, where the platform has such an open (Linux's
-/// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`). `Ok(None)` where it has not: the
-/// caller then opens the folder, then the file.
+/// symbolic link at either, a mount point crossed on the way (so the folder and the file lie
+/// on `parent`'s mount), and without blocking, where the platform has such an open (Linux's
+/// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV`). `Ok(None)` where
+/// it has not: the caller then opens the folder, then the file.
 pub(crate) fn open_file_in_child(
     parent: &Dir,
     folder: &OsStr,
@@ -371,7 +412,7 @@ pub(crate) fn open_file_in_child(
     let mut path = folder.to_os_string();
     path.push("/");
     path.push(name);
-    open_without_links_in_one_step(parent, &path)
+    open_in_one_step(parent, &path, true)
 }
 
 /// Opens the file at the relative path `relative` beneath `directory` for reading, following
@@ -380,16 +421,17 @@ pub(crate) fn open_file_in_child(
 /// swapped in at any component while the open is under way makes it fail (`ELOOP`, or
 /// `ENOTDIR` for a folder opened without following), never lead anywhere.
 pub(crate) fn open_file_without_links(directory: &Dir, relative: &Path) -> io::Result<Opened> {
-    if let Some(opened) = open_without_links_in_one_step(directory, relative.as_os_str())? {
+    if let Some(opened) = open_in_one_step(directory, relative.as_os_str(), false)? {
         return Ok(opened);
     }
     open_resolved(directory, relative)
 }
 
 /// Opens the relative `path` beneath `parent` in one step, following no symbolic link at any
-/// component and without blocking, where the platform has such an open (Linux's `openat2` with
-/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`). `Ok(None)` where it has not.
-fn open_without_links_in_one_step(parent: &Dir, path: &OsStr) -> io::Result<Option<Opened>> {
+/// component, crossing no mount point when `same_mount`, and without blocking, where the
+/// platform has such an open (Linux's `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`,
+/// and `RESOLVE_NO_XDEV`). `Ok(None)` where it has not.
+fn open_in_one_step(parent: &Dir, path: &OsStr, same_mount: bool) -> io::Result<Option<Opened>> {
     #[cfg(target_os = "linux")]
     {
         use std::sync::atomic::{AtomicBool, Ordering};
@@ -403,8 +445,11 @@ fn open_without_links_in_one_step(parent: &Dir, path: &OsStr) -> io::Result<Opti
             return Ok(None);
         }
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let resolve =
+        let mut resolve =
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        if same_mount {
+            resolve |= ResolveFlags::NO_XDEV;
+        }
         match rustix::fs::openat2(parent, path, flags, Mode::empty(), resolve) {
             Ok(descriptor) => Opened::new(File::from_std(fs::File::from(descriptor))).map(Some),
             Err(Errno::NOSYS | Errno::PERM) => {
@@ -416,7 +461,7 @@ fn open_without_links_in_one_step(parent: &Dir, path: &OsStr) -> io::Result<Opti
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (parent, path);
+        let _ = (parent, path, same_mount);
         Ok(None)
     }
 }

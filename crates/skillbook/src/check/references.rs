@@ -668,8 +668,8 @@ fn list(directory: &Dir) -> Vec<Entry> {
         let Ok((mut names, _)) = handle.and_then(|handle| open::list_entries(&handle)) else {
             continue;
         };
-        names.sort_by(|left, right| left.0.cmp(&right.0));
-        for (name, kind) in names {
+        names.sort_by(|left, right| left.name.cmp(&right.name));
+        for open::Entry { name, kind, .. } in names {
             if entries.len() >= MAX_LISTED_ENTRIES {
                 return entries;
             }

@@ -84,14 +84,19 @@ pub(super) struct Walker<'o> {
     /// The parent (its handle's address) of the last skill the full search found: the next
     /// folders beneath it likely are skills too.
     skill_parent: Option<usize>,
+    /// Whether the inode number the parent's listing gave for that skill's folder was the
+    /// folder's own (and the skill file lay on the folder's device): then its siblings' are
+    /// taken as theirs. (On some file systems they differ: overlays of several, for one.)
+    listed_inodes_agree: bool,
 }
 
 /// How a directory waiting to be searched is opened.
 enum Handle {
     /// Already open (a root).
     Open(Dir),
-    /// `name` beneath the parent's handle, without following a link.
-    Beneath(Arc<Dir>, OsString),
+    /// `name` beneath the parent's handle, without following a link, with the inode number the
+    /// parent's listing gave for it.
+    Beneath(Arc<Dir>, OsString, Option<u64>),
     /// The target of a directory link the user chose to follow: a root of its own.
     Followed { link: PathBuf },
 }
@@ -129,6 +134,14 @@ struct Found {
     /// The skill file's path in its folder (a followed link keeps its own path).
     path: PathBuf,
     file: SkillFile,
+}
+
+/// A skill folder's identity as [`Walker::leaf`] first knows it.
+enum FolderId {
+    /// Taken from the folder itself.
+    Known(FileId),
+    /// The inode number its parent's listing gave; the device is the skill file's.
+    Listed(u64),
 }
 
 /// What [`Walker::leaf`] made of a folder.
@@ -177,6 +190,7 @@ impl<'o> Walker<'o> {
             seen_directories: FileIdSet::default(),
             observer,
             skill_parent: None,
+            listed_inodes_agree: false,
         }
     }
 
@@ -286,15 +300,16 @@ impl<'o> Walker<'o> {
             let skills_before = self.completion.found();
             let mut observed = false;
             // The parent's handle, by address: only compared, to tell siblings apart.
-            let parent = match &pending.handle {
-                Handle::Beneath(parent, _) => Some(Arc::as_ptr(parent) as usize),
-                _ => None,
+            let (parent, inode) = match &pending.handle {
+                Handle::Beneath(parent, _, inode) => (Some(Arc::as_ptr(parent) as usize), *inode),
+                _ => (None, None),
             };
             if parent.is_some()
                 && parent == self.skill_parent
-                && let Handle::Beneath(parent, name) = &pending.handle
+                && let Handle::Beneath(parent, name, _) = &pending.handle
             {
-                match self.leaf(parent, name, &pending.folder) {
+                let listed = inode.filter(|_| self.listed_inodes_agree);
+                match self.leaf(parent, name, listed, &pending.folder) {
                     Leaf::Taken => continue,
                     Leaf::Not { observed: told } => observed = told,
                 }
@@ -303,7 +318,7 @@ impl<'o> Walker<'o> {
                 continue;
             };
             stack.extend(
-                self.search(directory, &folder, observed, &mut bounds)
+                self.search(directory, &folder, observed, inode, &mut bounds)
                     .into_iter()
                     .rev(),
             );
@@ -343,12 +358,18 @@ impl<'o> Walker<'o> {
     /// a real directory holding a regular `SKILL.md`, both reached without a link. Anything else
     /// (a collection, a link, a lower-case `skill.md`, a folder that vanished) is left, with
     /// nothing recorded, to the full search, which handles and reports it; it is told whether
-    /// the observer has already been told of the folder.
-    fn leaf(&mut self, parent: &Dir, name: &OsStr, folder: &Folder) -> Leaf {
-        // The folder's identity first: a folder swapped after this is refused by readers.
-        let id = match parent.symlink_metadata(name) {
-            Ok(metadata) if metadata.is_dir() => FileId::of(&metadata),
-            _ => return Leaf::Not { observed: false },
+    /// the observer has already been told of the folder. `listed` is the folder's inode
+    /// number as its parent's listing gave it, when that can be trusted.
+    fn leaf(&mut self, parent: &Dir, name: &OsStr, listed: Option<u64>, folder: &Folder) -> Leaf {
+        // The folder's identity first: a folder swapped after this is refused by readers. The
+        // listing's inode number was taken earlier still; its device is the skill file's,
+        // which is opened without crossing a mount point, so on the folder's file system.
+        let id = match listed {
+            Some(inode) => FolderId::Listed(inode),
+            None => match parent.symlink_metadata(name) {
+                Ok(metadata) if metadata.is_dir() => FolderId::Known(FileId::of(&metadata)),
+                _ => return Leaf::Not { observed: false },
+            },
         };
         // Watched before its skill file is opened, so no later change goes unseen.
         let observed = match &mut self.observer {
@@ -362,6 +383,10 @@ impl<'o> Walker<'o> {
         let opened = match open::open_file_in_child(parent, name, name_of_file) {
             Ok(Some(opened)) if opened.metadata.is_file() => opened,
             _ => return Leaf::Not { observed },
+        };
+        let id = match id {
+            FolderId::Known(id) => id,
+            FolderId::Listed(inode) => FileId::of(&opened.metadata).with_inode(inode),
         };
         if self.symlinks == SymlinkPolicy::Follow && !self.seen_directories.insert(id) {
             return Leaf::Taken;
@@ -382,7 +407,7 @@ impl<'o> Walker<'o> {
         let Pending { handle, mut folder } = pending;
         let directory = match handle {
             Handle::Open(directory) => directory,
-            Handle::Beneath(parent, name) => match open::open_dir_for_listing(&parent, &name) {
+            Handle::Beneath(parent, name, _) => match open::open_dir_for_listing(&parent, &name) {
                 Ok(directory) => directory,
                 Err(error) => {
                     self.vanished_directory(&parent, &name, &folder.path, &error);
@@ -443,6 +468,7 @@ impl<'o> Walker<'o> {
         directory: Dir,
         folder: &Folder,
         observed: bool,
+        inode: Option<u64>,
         bounds: &mut Bounds,
     ) -> Vec<Pending> {
         let needs_identity = self.symlinks == SymlinkPolicy::Follow || self.recording();
@@ -474,8 +500,10 @@ impl<'o> Walker<'o> {
         // (A file system may fold case: a listed `Skill.md` may open as `SKILL.md`.)
         let may_be_skill = listed.as_ref().map_or(true, |(entries, _)| {
             skill_file(|candidate| {
-                entries.iter().any(|(name, _)| {
-                    name.as_encoded_bytes()
+                entries.iter().any(|entry| {
+                    entry
+                        .name
+                        .as_encoded_bytes()
                         .eq_ignore_ascii_case(candidate.as_bytes())
                 })
             })
@@ -494,7 +522,15 @@ impl<'o> Walker<'o> {
                             }
                         },
                     };
+                    let agrees = inode.is_some_and(|inode| {
+                        FileId::of(&found.opened.metadata).with_inode(inode) == id
+                    });
+                    let before = self.completion.found();
                     self.add_skill(*found, folder, id);
+                    if self.completion.found() > before {
+                        // Its parent becomes the one whose next folders are tried as skills.
+                        self.listed_inodes_agree = agrees;
+                    }
                     return Vec::new();
                 }
                 SkillFileSearch::Unreadable => return Vec::new(),
@@ -521,14 +557,14 @@ impl<'o> Walker<'o> {
     fn children(
         &mut self,
         directory: Dir,
-        mut entries: Vec<(OsString, EntryKind)>,
+        mut entries: Vec<open::Entry>,
         folder: &Folder,
         bounds: &mut Bounds,
     ) -> Vec<Pending> {
-        entries.sort_unstable_by(|left, right| left.0.cmp(&right.0));
+        entries.sort_unstable_by(|left, right| left.name.cmp(&right.name));
         let parent = Arc::new(directory);
         let mut children = Vec::new();
-        for (name, kind) in entries {
+        for open::Entry { name, kind, inode } in entries {
             if open::is_never_served(&name) {
                 continue;
             }
@@ -537,7 +573,7 @@ impl<'o> Walker<'o> {
             }
             let path = folder.path.join(&name);
             let (handle, path) = match kind {
-                EntryKind::Directory => (Handle::Beneath(Arc::clone(&parent), name), path),
+                EntryKind::Directory => (Handle::Beneath(Arc::clone(&parent), name, inode), path),
                 EntryKind::Link => match self.directory_link(&path) {
                     Some(target) => (Handle::Followed { link: path }, target),
                     None => continue,

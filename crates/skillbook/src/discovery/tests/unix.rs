@@ -156,3 +156,74 @@ fn a_directory_named_skill_md_is_not_a_skill_file() {
     assert!(found.skills.is_empty());
     assert_eq!(codes(&found), ["not_regular_file"]);
 }
+
+/// What the reader answers for the skill file of `name` (`"ok"` or the error's code).
+fn read_outcome(reader: &crate::SkillReader, name: &str) -> String {
+    let reply =
+        reader.call_json(&serde_json::json!({ "path": format!("skill://{name}/SKILL.md") }));
+    reply["error"].as_str().unwrap_or("ok").to_owned()
+}
+
+/// Folders after a skill take their identity from their parent's listing: each is the folder's
+/// own, so every skill of a run reads, and a folder replaced after discovery is refused.
+#[test]
+fn every_skill_of_a_run_of_folders_is_vouched_for_by_its_own_identity() {
+    let workspace = workspace();
+    let root = workspace.path().join(".agents/skills");
+    let names = ["a", "b", "c", "d", "e", "f"];
+    for name in names {
+        named(&root, name, name);
+    }
+    let found = discover(workspace.path());
+    assert_eq!(super::names(&found), names);
+    let reader = crate::SkillReader::new(&found);
+    for name in names {
+        assert_eq!(read_outcome(&reader, name), "ok", "{name}");
+    }
+    // The same path, another folder: not what discovery vouched for.
+    fs::rename(root.join("d"), workspace.path().join("d-old")).unwrap();
+    named(&root, "d", "d");
+    assert_eq!(read_outcome(&reader, "d"), "skill_changed");
+    for name in ["a", "b", "c", "e", "f"] {
+        assert_eq!(read_outcome(&reader, name), "ok", "{name}");
+    }
+}
+
+/// A folder that is a mount point among skill folders is not mistaken for the folder it
+/// covers. (Mounting needs privileges; where they are missing, the test says so and stops.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_mount_point_among_skill_folders_is_read_as_the_mounted_folder() {
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let workspace = workspace();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = workspace.path().join(".agents/skills");
+    for name in ["a", "b", "d"] {
+        named(&root, name, name);
+    }
+    named(elsewhere.path(), "c", "c");
+    fs::create_dir_all(root.join("c")).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .arg("--bind")
+        .arg(elsewhere.path().join("c"))
+        .arg(root.join("c"))
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !mounted {
+        eprintln!("skipped: no permission to mount here");
+        return;
+    }
+    let _unmount = Unmount(root.join("c"));
+    let found = discover(workspace.path());
+    assert_eq!(super::names(&found), ["a", "b", "c", "d"]);
+    let reader = crate::SkillReader::new(&found);
+    for name in ["a", "b", "c", "d"] {
+        assert_eq!(read_outcome(&reader, name), "ok", "{name}");
+    }
+}
