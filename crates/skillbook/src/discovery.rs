@@ -13,6 +13,7 @@ use crate::skill::{Skill, Source};
 pub(crate) mod admission;
 pub(crate) mod cache;
 mod complete;
+mod first_names;
 pub(crate) mod index;
 mod parse;
 pub(crate) mod skill_file;

@@ -7,11 +7,12 @@
 //! them, and what waits is only what the parsers have in hand (a few batches), never every
 //! skill of the walk.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::first_names::FirstNames;
 use super::parse::{self, Job, Parsed};
 use super::walk::{Inspected, changed, unreadable, verify_failure};
 use super::{Admission, DuplicatePolicy, Finding, Limits, RootRecord, skill_file};
@@ -51,9 +52,8 @@ pub(super) struct Kept {
 pub(super) struct Each<'e> {
     each: &'e mut dyn FnMut(Finding),
     duplicates: DuplicatePolicy,
-    /// The location of the first skill of each name, by name key (boxed: no spare capacity,
-    /// and a smaller table).
-    first: HashMap<Box<str>, Box<Path>>,
+    /// The location of the first skill of each name, by name key.
+    first: FirstNames,
 }
 
 impl<'e> Each<'e> {
@@ -61,7 +61,7 @@ impl<'e> Each<'e> {
         Each {
             each,
             duplicates,
-            first: HashMap::new(),
+            first: FirstNames::default(),
         }
     }
 }
@@ -78,12 +78,13 @@ impl Sink<'_> {
         match self {
             Sink::Keep(kept) => kept.skills.push(skill),
             Sink::Each(each) => {
-                let key = skill.name.key().into_boxed_str();
-                if let Some(winner) = each.first.get(&key) {
-                    let diagnostic = duplicate_diagnostic(each.duplicates, &skill, winner);
+                let first = each
+                    .first
+                    .first_or_insert(skill.name.as_str(), &skill.location);
+                if let Some(winner) = first {
+                    let diagnostic = duplicate_diagnostic(each.duplicates, &skill, &winner);
                     (each.each)(Finding::Diagnostic(diagnostic));
                 } else {
-                    each.first.insert(key, skill.location.as_path().into());
                     (each.each)(Finding::Skill(skill));
                 }
             }
