@@ -20,6 +20,10 @@ const CHUNK: usize = 256;
 /// The most threads that render skills.
 const MAX_THREADS: usize = 4;
 
+/// The most chunks sent to be rendered and not yet written, per rendering thread: a thread
+/// that stalls on one chunk holds the others back, not the memory of every chunk after it.
+const AHEAD_PER_THREAD: usize = 3;
+
 /// Prints the JSON document of `skillbook list` (SPEC §9) — `{"skills", "read_roots",
 /// "diagnostics"}`, exactly as the pretty printer prints it — while discovery runs: skills and
 /// diagnostics are rendered as soon as discovery settles them, a chunk at a time on a thread per
@@ -154,18 +158,19 @@ fn print_skills(
         }
         drop(results);
         let mut ordered = Ordered::new(rendered);
+        let ahead = AHEAD_PER_THREAD * threads;
         let mut chunks = Chunks::default();
         discover(&mut |found| {
             if let Some(chunk) = chunks.add(found) {
                 ordered.send(&work, chunk);
-                ordered.write_ready(&mut arrays, false);
+                ordered.write_ready(&mut arrays, ordered.sent.saturating_sub(ahead));
             }
         });
         for chunk in chunks.rest() {
             ordered.send(&work, chunk);
         }
         drop(work);
-        ordered.write_ready(&mut arrays, true);
+        ordered.write_ready(&mut arrays, ordered.sent);
         arrays.end()
     })?;
     Ok(diagnostics)
@@ -220,15 +225,17 @@ impl Ordered {
         self.sent += 1;
     }
 
-    /// Writes the chunks whose turn has come; with `all`, waits for every chunk sent.
-    fn write_ready(&mut self, arrays: &mut Arrays<'_, impl Write>, all: bool) {
+    /// Writes the chunks whose turn has come, waiting for them until `until` chunks are
+    /// written.
+    fn write_ready(&mut self, arrays: &mut Arrays<'_, impl Write>, until: usize) {
         while self.written < self.sent {
+            let wait = self.written < until;
             if let Some((skills, chunk)) = self.early.remove(&self.written) {
                 arrays.write(skills, chunk);
                 self.written += 1;
                 continue;
             }
-            let next = if all {
+            let next = if wait {
                 self.rendered.recv().ok()
             } else {
                 self.rendered.try_recv().ok()
@@ -237,7 +244,7 @@ impl Ordered {
                 Some((number, chunk)) => {
                     self.early.insert(number, chunk);
                 }
-                None if all => {
+                None if wait => {
                     arrays.write(
                         true,
                         Err(io::Error::other("a thread rendering the skills stopped")),
