@@ -3,7 +3,8 @@
 //! words alone and of plain BM25.
 //!
 //! `cargo run -p skillbook --example search-eval`; with `--misses`, also every query whose
-//! expected skills are not in skillbook's first five results, with the five it returned. With
+//! expected skills are not in skillbook's first five results, with the five it returned (with
+//! `--first-misses`, every query whose expected skill does not come first). With
 //! `--multilingual`, the same over the multilingual set: its queries over the English skills and
 //! the skills described in other languages together, one row group per kind of query. With
 //! `--set FOLDER`, the same over a multilingual set kept outside the repository (a folder
@@ -45,17 +46,20 @@ fn main() {
     };
     println!("{table}");
     if std::env::args().any(|argument| argument == "--misses") {
-        print_misses(&skills, &queries);
+        print_misses(&skills, &queries, DEFAULT_LIMIT);
+    }
+    if std::env::args().any(|argument| argument == "--first-misses") {
+        print_misses(&skills, &queries, 1);
     }
 }
 
-/// Prints every query whose expected skills are not in skillbook's first five results, with the
-/// five it returned.
-fn print_misses(skills: &[eval::Skill], queries: &[eval::Query]) {
+/// Prints every query whose expected skills are not in skillbook's first `within` results, with
+/// the five it returned.
+fn print_misses(skills: &[eval::Skill], queries: &[eval::Query], within: usize) {
     let index = eval::index(skills, Ranking::Default);
     for (line, query) in queries.iter().enumerate() {
         let rank = eval::first_rank(&index, query);
-        if rank.is_some_and(|rank| rank <= DEFAULT_LIMIT) {
+        if rank.is_some_and(|rank| rank <= within) {
             continue;
         }
         let returned: Vec<String> = index

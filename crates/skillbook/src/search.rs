@@ -35,11 +35,13 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::catalog::CatalogEntry;
+use translate::Language;
 
 mod bm25;
 mod fielded;
 mod lexicon;
 mod meaning;
+mod places;
 mod text;
 mod translate;
 
@@ -110,6 +112,10 @@ const MEANING_FLOOR: f32 = 0.25;
 /// What a skill the query names gains in the blended score, which lies in `[0, 1]` otherwise:
 /// enough to rank it above every other.
 const NAMED_BONUS: f64 = 2.0;
+/// What a skill written in the language of a place or people the query names gains
+/// ([`places`]): enough to rank it above a skill of another language on the same topic, not
+/// above one that fits the request far better.
+const PLACE_BONUS: f64 = 0.25;
 
 /// The postings of the ranking in use.
 #[derive(Clone)]
@@ -120,6 +126,8 @@ enum Scorer {
         /// The skills described in another language (their positions), and the meanings of
         /// their names and English alone: what an English query is compared with.
         in_english: (Vec<u32>, meaning::Directions),
+        /// The language each skill is described in, when it has a word list.
+        languages: Vec<Option<Language>>,
     },
     Words(fielded::FieldIndex),
     Bm25(bm25::Bm25Index),
@@ -170,6 +178,10 @@ impl Scorer {
                         .map(|(entry, english)| format!("{} {english}", meaning_text(entry))),
                 ),
                 in_english: in_english(model, entries, &english),
+                languages: entries
+                    .iter()
+                    .map(|entry| places::language_of(&entry.description))
+                    .collect(),
             },
             _ => Scorer::Words(words),
         }
@@ -181,7 +193,8 @@ impl Scorer {
                 words,
                 meaning,
                 in_english,
-            } => blend(words, meaning, in_english, query),
+                languages,
+            } => blend(words, meaning, in_english, languages, query),
             Scorer::Words(index) => index.score(query),
             Scorer::Bm25(index) => index.score(query),
         }
@@ -258,6 +271,7 @@ fn blend(
     words: &fielded::FieldIndex,
     meaning: &meaning::Directions,
     in_english: &(Vec<u32>, meaning::Directions),
+    languages: &[Option<Language>],
     query: &str,
 ) -> Vec<(u32, f64)> {
     let translation =
@@ -297,6 +311,30 @@ fn blend(
         if !counted && cosine >= MEANING_FLOOR {
             let skill = u32::try_from(skill).unwrap_or(u32::MAX);
             scores.push((skill, blended(0.0, cosine)));
+        }
+    }
+    // A skill written in the language of a place the query names gains; one that matched
+    // nothing is scored by its meaning alone.
+    let places = places::Places::shipped().named(query);
+    if !places.is_empty() {
+        let of_place = |skill: u32| {
+            languages
+                .get(skill as usize)
+                .copied()
+                .flatten()
+                .is_some_and(|language| places.contains(&language))
+        };
+        for (skill, score) in &mut scores {
+            if of_place(*skill) {
+                *score += PLACE_BONUS;
+            }
+        }
+        for (skill, &counted) in by_words_too.iter().enumerate() {
+            let cosine = cosines.get(skill).copied().unwrap_or(0.0);
+            let skill = u32::try_from(skill).unwrap_or(u32::MAX);
+            if !counted && cosine < MEANING_FLOOR && of_place(skill) {
+                scores.push((skill, blended(0.0, cosine) + PLACE_BONUS));
+            }
         }
     }
     let named = words.named(query);
@@ -859,5 +897,44 @@ mod tests {
         // A query in Spanish still meets the skill in its own words.
         let spanish_query = "cuánto cuesta reformar la cocina, materiales y mano de obra";
         assert_eq!(spanish.search(spanish_query, 5).len(), 1);
+    }
+
+    #[test]
+    fn a_request_naming_a_country_prefers_the_skill_written_in_its_language() {
+        if meaning::Model::shipped().is_none() {
+            return;
+        }
+        let index = SearchIndex::new([
+            entry(
+                "housing-benefit",
+                "Check eligibility for housing benefit and estimate the monthly rent support.",
+            ),
+            entry(
+                "aide-logement",
+                "Vérifie le droit à l'aide au logement (APL) et estime le montant mensuel de \
+                 l'aide pour le loyer.",
+            ),
+            entry(
+                "traductor",
+                "Translate letters and forms between languages, keeping their tone.",
+            ),
+        ]);
+        // Without a place, the skill in the request's language comes first.
+        assert_eq!(
+            names(&index, "can I get help paying my rent", 1),
+            ["housing-benefit"]
+        );
+        // Naming the country, or one of its cities, brings its own skill first.
+        for query in [
+            "can I get help paying my rent in Lyon",
+            "I live in France: can I get help paying my rent",
+        ] {
+            assert_eq!(names(&index, query, 1), ["aide-logement"], "{query}");
+        }
+        // A language named as a language is no place.
+        assert_eq!(
+            names(&index, "translate my rent help letter into French", 1),
+            ["traductor"]
+        );
     }
 }

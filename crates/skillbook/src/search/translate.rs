@@ -35,7 +35,7 @@ use super::text;
 
 /// A language with a word list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Language {
+pub(crate) enum Language {
     Chinese,
     Japanese,
     Korean,
@@ -48,6 +48,19 @@ impl Language {
     const WRITTEN_WITHOUT_SPACES: [Language; 3] =
         [Language::Chinese, Language::Japanese, Language::Korean];
     const WRITTEN_IN_WORDS: [Language; 3] = [Language::Spanish, Language::German, Language::French];
+
+    /// The language of an ISO 639-1 code (`zh`, `ja`, `ko`, `es`, `de`, `fr`).
+    pub(crate) fn of_code(code: &str) -> Option<Language> {
+        Some(match code {
+            "zh" => Language::Chinese,
+            "ja" => Language::Japanese,
+            "ko" => Language::Korean,
+            "es" => Language::Spanish,
+            "de" => Language::German,
+            "fr" => Language::French,
+            _ => return None,
+        })
+    }
 
     /// Its word list, as shipped.
     fn list(self) -> &'static str {
@@ -471,11 +484,31 @@ fn is_english(word: &str, lexicon: &Lexicon) -> bool {
     word.is_ascii() && (text::is_stop_word(word) || lexicon.knows(&text::stem(word)))
 }
 
-fn is_hangul(character: char) -> bool {
+/// The language of Spanish, German and French that `text` is written in, by its little words
+/// (one in [`WORDS_PER_LITTLE_WORD`] words at least; the most of them decides); `None` when it
+/// has too few of any.
+pub(crate) fn written_in(text: &str) -> Option<Language> {
+    let words: Vec<String> = folded_words(text).collect();
+    let needed = (words.len() / WORDS_PER_LITTLE_WORD).max(1);
+    Language::WRITTEN_IN_WORDS
+        .into_iter()
+        .map(|language| {
+            let little = words
+                .iter()
+                .filter(|word| language.is_little_word(word))
+                .count();
+            (little, language)
+        })
+        .filter(|(little, _)| *little >= needed)
+        .max_by_key(|(little, _)| *little)
+        .map(|(_, language)| language)
+}
+
+pub(crate) fn is_hangul(character: char) -> bool {
     matches!(u32::from(character), 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7FF)
 }
 
-fn is_kana(character: char) -> bool {
+pub(crate) fn is_kana(character: char) -> bool {
     matches!(u32::from(character), 0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F)
 }
 

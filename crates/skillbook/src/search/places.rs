@@ -1,0 +1,257 @@
+//! Places and peoples: a request that names a country, one of its cities or regions, or its
+//! people (`I just moved to Osaka`, `Vivo en Alemania`, `在首尔找房子`) is likely about that
+//! country's affairs, and a skill written in the country's language is likely the one meant.
+//!
+//! The names live in `translations/places.txt`, by language. A skill's language is read from
+//! its text: Korean by its Hangul, Japanese by its kana, Chinese by Han characters alone, and
+//! Spanish, German or French by their little words, as a query's are.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use unicode_normalization::UnicodeNormalization;
+
+use super::text::{self, is_cjk};
+use super::translate::{self, Language};
+
+/// Words before which a people's name is a language's (`into French`, `en español`).
+const LANGUAGE_PREPOSITIONS: &[&str] = &[
+    "aus", "auf", "en", "from", "in", "ins", "into", "to", "vers",
+];
+
+/// Characters that, after a place written without spaces, make it a language's name (`日本語`,
+/// `중국어`, `法语`, `中文`).
+const LANGUAGE_SUFFIXES: &[char] = &['語', '语', '文', '어', '말'];
+
+/// The fewest characters of a name written without spaces.
+const MIN_RUN_NAME_CHARS: usize = 2;
+
+/// A name read as words: its words, the language it points to, and whether it also names a
+/// language.
+#[derive(Debug)]
+struct Phrase {
+    rest: Vec<String>,
+    language: Language,
+    also_a_language: bool,
+}
+
+/// The names of places and peoples, by the language they point to.
+#[derive(Debug, Default)]
+pub(crate) struct Places {
+    /// Names read as words, by their first word.
+    phrases: HashMap<String, Vec<Phrase>>,
+    /// Names written without spaces, and the language of each.
+    runs: Vec<(String, Language)>,
+}
+
+impl Places {
+    /// The names shipped with skillbook, parsed on first use.
+    pub(crate) fn shipped() -> &'static Places {
+        static PLACES: OnceLock<Places> = OnceLock::new();
+        PLACES.get_or_init(|| Places::parse(include_str!("translations/places.txt")))
+    }
+
+    /// Lines `code: name, name, =name` (`#` starts a comment line); unknown codes are skipped.
+    fn parse(source: &str) -> Places {
+        let mut places = Places::default();
+        for line in source.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((code, names)) = line.split_once(':') else {
+                continue;
+            };
+            let Some(language) = Language::of_code(code.trim()) else {
+                continue;
+            };
+            for name in names.split(',').map(str::trim) {
+                let (also_a_language, name) = match name.strip_prefix('=') {
+                    Some(name) => (true, name),
+                    None => (false, name),
+                };
+                let name: String = name.nfkc().collect();
+                if name.chars().any(is_cjk) {
+                    if name.chars().count() >= MIN_RUN_NAME_CHARS {
+                        places.runs.push((name, language));
+                    }
+                    continue;
+                }
+                let mut words = latin_words(&name);
+                if words.is_empty() {
+                    continue;
+                }
+                let first = words.remove(0);
+                places.phrases.entry(first).or_default().push(Phrase {
+                    rest: words,
+                    language,
+                    also_a_language,
+                });
+            }
+        }
+        places
+    }
+
+    /// The languages of the places and peoples `query` names, each once, in the order named.
+    pub(crate) fn named(&self, query: &str) -> Vec<Language> {
+        let query: String = query.nfkc().collect();
+        let mut named = Vec::new();
+        let mut add = |language: Language| {
+            if !named.contains(&language) {
+                named.push(language);
+            }
+        };
+        let words = latin_words(&query);
+        for (at, word) in words.iter().enumerate() {
+            let Some(phrases) = self.phrases.get(word) else {
+                continue;
+            };
+            let after_preposition = at
+                .checked_sub(1)
+                .is_some_and(|before| LANGUAGE_PREPOSITIONS.contains(&words[before].as_str()));
+            for phrase in phrases {
+                let follows = words[at + 1..].starts_with(&phrase.rest);
+                if follows && !(phrase.also_a_language && after_preposition) {
+                    add(phrase.language);
+                }
+            }
+        }
+        if query.chars().any(is_cjk) {
+            for (name, language) in &self.runs {
+                if names_place(&query, name) {
+                    add(*language);
+                }
+            }
+        }
+        named
+    }
+}
+
+/// Whether `name` (written without spaces) appears in `query` as a place: not followed by a
+/// word for a language, and, written in katakana, not part of a longer katakana word.
+fn names_place(query: &str, name: &str) -> bool {
+    let katakana = name.chars().all(translate::is_kana);
+    query.match_indices(name).any(|(at, _)| {
+        let before = query[..at].chars().next_back();
+        let after = query[at + name.len()..].chars().next();
+        if after.is_some_and(|next| LANGUAGE_SUFFIXES.contains(&next)) {
+            return false;
+        }
+        !(katakana
+            && (before.is_some_and(translate::is_kana) || after.is_some_and(translate::is_kana)))
+    })
+}
+
+/// The words of `text` not written in CJK characters, lower case, accents folded.
+fn latin_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() || is_cjk(c))
+        .filter(|word| !word.is_empty())
+        .map(|word| text::fold_accents(word.to_lowercase()))
+        .collect()
+}
+
+/// The language `text` (a skill's name and description) is written in, when it is one of the
+/// languages with a word list: by its script for Korean, Japanese and Chinese (the most of its
+/// letters), else by its little words; `None` for English and the rest.
+pub(crate) fn language_of(text: &str) -> Option<Language> {
+    let (mut hangul, mut kana, mut han, mut latin) = (0usize, 0usize, 0usize, 0usize);
+    for character in text.chars() {
+        if translate::is_hangul(character) {
+            hangul += 1;
+        } else if translate::is_kana(character) {
+            kana += 1;
+        } else if is_cjk(character) {
+            han += 1;
+        } else if character.is_alphabetic() {
+            latin += 1;
+        }
+    }
+    let cjk = hangul + kana + han;
+    if cjk > 0 && cjk >= latin / 4 {
+        return Some(if hangul >= kana && hangul * 2 >= han {
+            Language::Korean
+        } else if kana > 0 {
+            Language::Japanese
+        } else {
+            Language::Chinese
+        });
+    }
+    translate::written_in(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(query: &str) -> Vec<Language> {
+        Places::shipped().named(query)
+    }
+
+    #[test]
+    fn a_request_naming_a_place_or_people_points_to_its_language() {
+        assert_eq!(
+            named("I just moved to Osaka, where do I register?"),
+            [Language::Japanese]
+        );
+        assert_eq!(named("Vivo en Alemania desde enero"), [Language::German]);
+        assert_eq!(named("在首尔找房子"), [Language::Korean]);
+        assert_eq!(named("독일 베를린에서 월세 사는데"), [Language::German]);
+        assert_eq!(named("フランス人の友達"), [Language::French]);
+        assert_eq!(named("Our landlord in Köln"), [Language::German]);
+        assert_eq!(named("a trip from Buenos Aires"), [Language::Spanish]);
+        assert_eq!(
+            named("moving from Mexico City to Paris"),
+            [Language::Spanish, Language::French]
+        );
+    }
+
+    #[test]
+    fn a_language_named_as_a_language_is_no_place() {
+        assert!(named("translate this into French").is_empty());
+        assert!(named("escríbelo en español").is_empty());
+        assert!(named("日本語に翻訳して").is_empty());
+        assert!(named("중국어로 번역해 주세요").is_empty());
+        assert!(named("翻译成法语").is_empty());
+        assert_eq!(named("my French landlord"), [Language::French]);
+        assert_eq!(named("vivo en Francia"), [Language::French]);
+    }
+
+    #[test]
+    fn a_name_inside_another_word_is_no_place() {
+        assert!(named("パリティチェックを追加して").is_empty());
+        assert!(named("a chili recipe").is_empty());
+        assert!(named("nice weather in tours").is_empty());
+    }
+
+    #[test]
+    fn a_skill_is_of_the_language_it_is_written_in() {
+        assert_eq!(
+            language_of("ふるさと納税の寄付上限を計算します"),
+            Some(Language::Japanese)
+        );
+        assert_eq!(
+            language_of("전세 계약서의 위험을 확인합니다"),
+            Some(Language::Korean)
+        );
+        assert_eq!(
+            language_of("计算住房公积金的提取额度"),
+            Some(Language::Chinese)
+        );
+        assert_eq!(
+            language_of("Prüft die Nebenkostenabrechnung und schreibt einen Widerspruch"),
+            Some(Language::German)
+        );
+        assert_eq!(
+            language_of("Explique la fiche de paie et les cotisations"),
+            Some(Language::French)
+        );
+        assert_eq!(
+            language_of("Redacta la reclamación y revisa los plazos"),
+            Some(Language::Spanish)
+        );
+        assert_eq!(language_of("Review a lease and flag risky clauses"), None);
+        assert_eq!(
+            language_of("Summarize a PDF; use when the user mentions 要約"),
+            None
+        );
+    }
+}
