@@ -415,7 +415,7 @@ fn write_listed(listed: Listed<'_>, fit: Fit, out: &mut impl fmt::Write) -> fmt:
     let entry = listed.entry();
     if fit.tier == Tier::NamesOnly {
         // Compact: the name alone, one a line (read as `skill://<name>/SKILL.md`).
-        out.write_str(&escape_xml(&carriable(entry.name.trim())))?;
+        write_carried(out, entry.name.trim())?;
         out.write_str("\n")
     } else {
         entry.write_to(out, fit)
@@ -518,7 +518,7 @@ impl<'a> CatalogEntry<'a> {
 
     fn write_to(&self, out: &mut impl fmt::Write, fit: Fit) -> fmt::Result {
         out.write_str("  <skill>\n    <name>")?;
-        out.write_str(&escape_xml(&carriable(self.name.trim())))?;
+        write_carried(out, self.name.trim())?;
         out.write_str("</name>\n")?;
         let description = match fit.tier {
             Tier::Full => Some(Cow::Borrowed(self.description.trim())),
@@ -527,11 +527,11 @@ impl<'a> CatalogEntry<'a> {
         };
         if let Some(description) = description {
             out.write_str("    <description>")?;
-            out.write_str(&escape_xml(&carriable(&description)))?;
+            write_carried(out, &description)?;
             out.write_str("</description>\n")?;
         }
         out.write_str("    <location>")?;
-        out.write_str(&escape_xml(&carriable(&self.location)))?;
+        write_carried(out, &self.location)?;
         out.write_str("</location>\n  </skill>\n")
     }
 }
@@ -731,23 +731,48 @@ impl<'de> serde::Deserialize<'de> for Fingerprint {
     }
 }
 
-/// `text` with the control characters XML cannot carry (and that would drive a terminal)
-/// replaced by U+FFFD; tab and line feed stay.
-fn carriable(text: &str) -> Cow<'_, str> {
-    if !crate::skill::has_unsafe_control(text) {
-        return Cow::Borrowed(text);
+/// Writes `text` for XML: the control characters XML cannot carry (and that would drive a
+/// terminal) as U+FFFD, tab and line feed kept, and `&`, `<`, `>`, `"` and `'` escaped; in one
+/// pass, the runs between the characters that change written as they are.
+fn write_carried(out: &mut impl fmt::Write, text: &str) -> fmt::Result {
+    let bytes = text.as_bytes();
+    // Most text has none of them: one scan says so.
+    let plain = !bytes.iter().any(|&byte| {
+        byte < 0x20 || matches!(byte, b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7F | 0xC2)
+    });
+    if plain {
+        return out.write_str(text);
     }
-    Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if crate::skill::is_unsafe_control(c) {
-                    '\u{fffd}'
-                } else {
-                    c
-                }
-            })
-            .collect(),
-    )
+    let (mut written, mut at) = (0, 0);
+    while at < bytes.len() {
+        let (replacement, width) = match bytes[at] {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'"' => ("&quot;", 1),
+            b'\'' => ("&apos;", 1),
+            b'\t' | b'\n' => ("", 0),
+            0x00..=0x1F | 0x7F => ("\u{fffd}", 1),
+            // A C1 control (U+0080 to U+009F) is 0xC2 and a byte of 0x80 to 0x9F.
+            0xC2 if bytes
+                .get(at + 1)
+                .is_some_and(|next| (0x80..=0x9F).contains(next)) =>
+            {
+                ("\u{fffd}", 2)
+            }
+            _ => ("", 0),
+        };
+        if width == 0 {
+            at += 1;
+            continue;
+        }
+        // Both ends lie on character boundaries: each is an ASCII byte or a C1 control's start.
+        out.write_str(&text[written..at])?;
+        out.write_str(replacement)?;
+        at += width;
+        written = at;
+    }
+    out.write_str(&text[written..])
 }
 
 /// Escapes `&`, `<`, `>`, `"` and `'` for XML text and attribute values.

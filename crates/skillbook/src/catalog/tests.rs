@@ -658,3 +658,49 @@ fn a_large_catalog_rendered_on_threads_is_the_text_one_thread_writes() {
     assert_eq!(rendered.text.as_bytes(), written.as_slice());
     assert_eq!(rendered.fingerprint, summary.fingerprint);
 }
+
+/// The two steps `write_carried` takes in one pass, one after the other: the control
+/// characters replaced, then the text escaped.
+fn carried_in_two_steps(text: &str) -> String {
+    let carriable: String = text
+        .chars()
+        .map(|c| {
+            if crate::skill::is_unsafe_control(c) {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect();
+    escape_xml(&carriable).into_owned()
+}
+
+fn carried(text: &str) -> String {
+    let mut out = String::new();
+    write_carried(&mut out, text).unwrap();
+    out
+}
+
+#[test]
+fn text_is_carried_into_xml_as_the_two_steps_make_it() {
+    for text in [
+        "",
+        "plain",
+        "it's <b>&\"quoted\"</b>",
+        "tab\tand\nline",
+        "bell\u{7}, escape\u{1b}[31m, delete\u{7f}, next line\u{85}, C1 \u{9f}",
+        "é ü 中文 \u{a0} \u{100}",
+        "\u{0}",
+        "&",
+    ] {
+        assert_eq!(carried(text), carried_in_two_steps(text), "{text:?}");
+    }
+    assert_eq!(carried("a\u{1b}<b>"), "a\u{fffd}&lt;b&gt;");
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_text_is_carried_into_xml_as_the_two_steps_make_it(text in "\\PC*|[\\x00-\\x{a0}<>&'\"]*") {
+        proptest::prop_assert_eq!(carried(&text), carried_in_two_steps(&text));
+    }
+}
