@@ -1,9 +1,9 @@
 //! The catalog ([`Catalog`]): the small, cache-stable `<available_skills>` block a model sees.
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 use std::fmt;
 use std::io;
+use std::sync::mpsc;
 
 use serde::Serialize;
 
@@ -373,13 +373,16 @@ const RENDERED_TOGETHER: usize = 1024;
 const MAX_RENDERING_THREADS: usize = 4;
 
 /// Writes each entry as `fit` shows it, in order. A large catalog's entries are rendered a
-/// chunk at a time on a thread per core, a few chunks ahead of the one being written (so the
-/// text is never held whole), and written in order: the same text as one thread writes.
+/// chunk at a time by a thread per core (thread `t` of `n` renders chunks `t`, `t + n`, …), each
+/// at most one chunk ahead of the one being written (so the text is never held whole), and
+/// written in order: the same text as one thread writes.
 fn write_entries(entries: &[Listed<'_>], fit: Fit, out: &mut impl fmt::Write) -> fmt::Result {
+    let chunks: Vec<&[Listed<'_>]> = entries.chunks(RENDERED_TOGETHER).collect();
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(MAX_RENDERING_THREADS);
-    if threads < 2 || entries.len() < 2 * RENDERED_TOGETHER {
+        .min(MAX_RENDERING_THREADS)
+        .min(chunks.len());
+    if threads < 2 {
         return entries
             .iter()
             .try_for_each(|listed| write_listed(*listed, fit, out));
@@ -392,21 +395,40 @@ fn write_entries(entries: &[Listed<'_>], fit: Fit, out: &mut impl fmt::Write) ->
         Ok(text)
     };
     std::thread::scope(|scope| {
-        let mut chunks = entries.chunks(RENDERED_TOGETHER);
-        let mut rendering = VecDeque::new();
-        loop {
-            while rendering.len() < threads
-                && let Some(chunk) = chunks.next()
-            {
-                rendering.push_back(scope.spawn(move || render(chunk)));
-            }
-            let Some(next) = rendering.pop_front() else {
-                return Ok(());
-            };
-            // A thread that panicked wrote nothing: the catalog is not written.
-            let text = next.join().unwrap_or(Err(fmt::Error))?;
-            out.write_str(&text)?;
+        let (receivers, handles): (Vec<_>, Vec<_>) = (0..threads)
+            .map(|thread| {
+                let (sender, receiver) = mpsc::sync_channel(1);
+                let mine: Vec<&[Listed<'_>]> = chunks
+                    .iter()
+                    .skip(thread)
+                    .step_by(threads)
+                    .copied()
+                    .collect();
+                let handle = scope.spawn(move || {
+                    for chunk in mine {
+                        // The writer stopped: nothing more is wanted.
+                        if sender.send(render(chunk)).is_err() {
+                            return;
+                        }
+                    }
+                });
+                (receiver, handle)
+            })
+            .unzip();
+        let written = (0..chunks.len()).try_for_each(|number| {
+            // A thread that panicked sends nothing more: the catalog is not written.
+            let text = receivers[number % threads]
+                .recv()
+                .unwrap_or(Err(fmt::Error))?;
+            out.write_str(&text)
+        });
+        // The threads still rendering stop at their next chunk; a panic is an error here, not a
+        // second panic at the scope's end.
+        drop(receivers);
+        for handle in handles {
+            let _ = handle.join();
         }
+        written
     })
 }
 
