@@ -26,6 +26,13 @@ const LANGUAGE_SUFFIXES: &[char] = &['語', '语', '文', '어', '말'];
 /// The fewest characters of a name written without spaces.
 const MIN_RUN_NAME_CHARS: usize = 2;
 
+/// Endings a people's adjective takes (German declension, plurals: `chinesischer`, `koreanisches`,
+/// `mexicanas`), tried when a word is not listed as written.
+const ENDINGS: &[&str] = &["en", "er", "es", "em", "e", "s"];
+
+/// The fewest letters left once an ending is taken off.
+const MIN_STEM_CHARS: usize = 5;
+
 /// A name read as words: its words, the language it points to, and whether it also names a
 /// language.
 #[derive(Debug)]
@@ -42,6 +49,8 @@ pub(crate) struct Places {
     phrases: HashMap<String, Vec<Phrase>>,
     /// Names written without spaces, and the language of each.
     runs: Vec<(String, Language)>,
+    /// Words that are no place even though a name is in them (`hamburger`).
+    not_places: Vec<String>,
 }
 
 impl Places {
@@ -61,6 +70,12 @@ impl Places {
             let Some((code, names)) = line.split_once(':') else {
                 continue;
             };
+            if code.trim() == "none" {
+                // One word each.
+                let words = names.split(',').map(|name| latin_words(name).concat());
+                places.not_places.extend(words);
+                continue;
+            }
             let Some(language) = Language::of_code(code.trim()) else {
                 continue;
             };
@@ -102,7 +117,7 @@ impl Places {
         };
         let words = latin_words(&query);
         for (at, word) in words.iter().enumerate() {
-            let Some(phrases) = self.phrases.get(word) else {
+            let Some(phrases) = self.phrases_of(word) else {
                 continue;
             };
             let after_preposition = at
@@ -123,6 +138,22 @@ impl Places {
             }
         }
         named
+    }
+
+    /// The names beginning with `word`, as written or less one of the [`ENDINGS`].
+    fn phrases_of(&self, word: &str) -> Option<&Vec<Phrase>> {
+        if self.not_places.iter().any(|not| not == word) {
+            return None;
+        }
+        self.phrases.get(word).or_else(|| {
+            ENDINGS.iter().find_map(|ending| {
+                let stem = word.strip_suffix(ending)?;
+                if stem.chars().count() < MIN_STEM_CHARS {
+                    return None;
+                }
+                self.phrases.get(stem)
+            })
+        })
     }
 }
 
@@ -197,6 +228,8 @@ mod tests {
         assert_eq!(named("독일 베를린에서 월세 사는데"), [Language::German]);
         assert_eq!(named("フランス人の友達"), [Language::French]);
         assert_eq!(named("Our landlord in Köln"), [Language::German]);
+        assert_eq!(named("Mein chinesischer Chef"), [Language::Chinese]);
+        assert_eq!(named("ein koreanisches Restaurant"), [Language::Korean]);
         assert_eq!(named("a trip from Buenos Aires"), [Language::Spanish]);
         assert_eq!(
             named("moving from Mexico City to Paris"),
@@ -219,6 +252,7 @@ mod tests {
     fn a_name_inside_another_word_is_no_place() {
         assert!(named("パリティチェックを追加して").is_empty());
         assert!(named("a chili recipe").is_empty());
+        assert!(named("a hamburger for lunch").is_empty());
         assert!(named("nice weather in tours").is_empty());
     }
 
