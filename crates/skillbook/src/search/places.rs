@@ -230,6 +230,8 @@ mod tests {
         assert_eq!(named("Our landlord in Köln"), [Language::German]);
         assert_eq!(named("Mein chinesischer Chef"), [Language::Chinese]);
         assert_eq!(named("ein koreanisches Restaurant"), [Language::Korean]);
+        assert_eq!(named("the dealer quoted me 120k yen"), [Language::Japanese]);
+        assert_eq!(named("工资是八千人民币"), [Language::Chinese]);
         assert_eq!(named("a trip from Buenos Aires"), [Language::Spanish]);
         assert_eq!(
             named("moving from Mexico City to Paris"),
