@@ -106,9 +106,10 @@ impl Places {
         places
     }
 
-    /// The languages of the places and peoples `query` names, each once, in the order named.
+    /// The languages of the places and peoples `query` names, each once, in the order named
+    /// (in its first [`translate::MAX_QUERY_CHARS`] characters, as a query is translated).
     pub(crate) fn named(&self, query: &str) -> Vec<Language> {
-        let query: String = query.nfkc().collect();
+        let query: String = query.nfkc().take(translate::MAX_QUERY_CHARS).collect();
         let mut named = Vec::new();
         let mut add = |language: Language| {
             if !named.contains(&language) {
@@ -256,6 +257,9 @@ mod tests {
         assert!(named("a chili recipe").is_empty());
         assert!(named("a hamburger for lunch").is_empty());
         assert!(named("nice weather in tours").is_empty());
+        // Only the first characters of a huge query are read.
+        let far = format!("{} Osaka", "word ".repeat(translate::MAX_QUERY_CHARS));
+        assert!(named(&far).is_empty());
     }
 
     #[test]

@@ -128,7 +128,7 @@ const MIN_PART_CHARS: usize = 3;
 const MIN_COMPOUND_CHARS: usize = 8;
 /// Query characters beyond this many are not read for translation (a pasted document is not a
 /// query).
-const MAX_QUERY_CHARS: usize = 2_000;
+pub(crate) const MAX_QUERY_CHARS: usize = 2_000;
 /// A text in Spanish, German or French has at least one of its little words in this many words.
 const WORDS_PER_LITTLE_WORD: usize = 10;
 /// The most words a listed phrase has.
