@@ -180,9 +180,16 @@ impl Scorer {
                         .map(|(entry, english)| format!("{} {english}", meaning_text(entry))),
                 ),
                 in_english: in_english(model, entries, &english),
+                // Only a skill with words of another language (its English found) can be
+                // written in one.
                 languages: entries
                     .iter()
-                    .map(|entry| places::language_of(&entry.description))
+                    .zip(&english)
+                    .map(|(entry, english)| {
+                        (!english.is_empty())
+                            .then(|| places::language_of(&entry.description))
+                            .flatten()
+                    })
                     .collect(),
             },
             _ => Scorer::Words(words),
