@@ -262,6 +262,15 @@ mod tests {
         assert!(named(&far).is_empty());
     }
 
+    proptest::proptest! {
+        /// Any text, in any script and with any marks, is read without failing.
+        #[test]
+        fn any_text_is_read(text in "\\PC{0,80}|[東京서울パリ語어\u{307}a-zé ]{0,40}") {
+            let _ = named(&text);
+            let _ = language_of(&text);
+        }
+    }
+
     #[test]
     fn a_skill_is_of_the_language_it_is_written_in() {
         assert_eq!(
