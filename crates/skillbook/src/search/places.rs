@@ -63,23 +63,17 @@ impl Places {
     /// Lines `code: name, name, =name` (`#` starts a comment line); unknown codes are skipped.
     fn parse(source: &str) -> Places {
         let mut places = Places::default();
-        for line in source.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let Some((code, names)) = line.split_once(':') else {
-                continue;
-            };
-            if code.trim() == "none" {
+        for (code, names) in translate::listed_lines(source) {
+            if code == "none" {
                 // One word each.
-                let words = names.split(',').map(|name| latin_words(name).concat());
+                let words = names.map(|name| latin_words(name).concat());
                 places.not_places.extend(words);
                 continue;
             }
-            let Some(language) = Language::of_code(code.trim()) else {
+            let Some(language) = Language::of_code(code) else {
                 continue;
             };
-            for name in names.split(',').map(str::trim) {
+            for name in names {
                 let (also_a_language, name) = match name.strip_prefix('=') {
                     Some(name) => (true, name),
                     None => (false, name),

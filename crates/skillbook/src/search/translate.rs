@@ -207,22 +207,12 @@ impl Translations {
         let mut numbers: HashMap<String, u32> = HashMap::new();
         for (language, source) in sources {
             let mut list = List::default();
-            for line in source.lines().map(str::trim) {
-                if line.is_empty() || line.starts_with('#') {
-                    continue;
-                }
-                let Some((meaning, listed)) = line.split_once(':') else {
-                    continue;
-                };
-                let meaning = meaning.trim();
-                if meaning.is_empty() {
-                    continue;
-                }
+            for (meaning, listed) in listed_lines(source) {
                 let number = *numbers.entry(meaning.to_owned()).or_insert_with(|| {
                     translations.meanings.push(meaning.to_owned());
                     u32::try_from(translations.meanings.len() - 1).unwrap_or(u32::MAX)
                 });
-                for entry in listed.split(',').map(str::trim) {
+                for entry in listed {
                     list.add(entry, number);
                 }
             }
@@ -482,6 +472,22 @@ fn folded_words(text: &str) -> impl Iterator<Item = String> + '_ {
 /// Whether English readers know `word`: a stop word, or a word of the concept lexicon.
 fn is_english(word: &str, lexicon: &Lexicon) -> bool {
     word.is_ascii() && (text::is_stop_word(word) || lexicon.knows(&text::stem(word)))
+}
+
+/// The lines of a shipped list, `key: entry, entry, …`, as each key and its entries (trimmed);
+/// blank lines, `#` comment lines and lines without a key are skipped.
+pub(crate) fn listed_lines(
+    source: &str,
+) -> impl Iterator<Item = (&str, impl Iterator<Item = &str>)> {
+    source.lines().filter_map(|line| {
+        let line = line.trim();
+        if line.starts_with('#') {
+            return None;
+        }
+        let (key, entries) = line.split_once(':')?;
+        let key = key.trim();
+        (!key.is_empty()).then(|| (key, entries.split(',').map(str::trim)))
+    })
 }
 
 /// The language of Spanish, German and French that `text` is written in, by its little words
