@@ -9,7 +9,8 @@
 //! the skills described in other languages together, one row group per kind of query. With
 //! `--set FOLDER`, the same over a multilingual set kept outside the repository (a folder
 //! holding `multilingual_skills.jsonl` and `multilingual_queries.jsonl`), searched together
-//! with the English skills.
+//! with the English skills. With `--query TEXT` (after the set's options), only the ten skills
+//! skillbook returns for `TEXT` over that set, with their scores.
 
 #[path = "../tests/search_eval/eval.rs"]
 mod eval;
@@ -44,6 +45,17 @@ fn main() {
         let (table, _) = eval::table(&skills, &queries);
         (skills, queries, table)
     };
+    if let Some(query) = arguments
+        .iter()
+        .position(|argument| argument == "--query")
+        .and_then(|at| arguments.get(at + 1))
+    {
+        let index = eval::index(&skills, Ranking::Default);
+        for hit in index.search(query, 10) {
+            println!("{:.4}  {}", hit.score, hit.name);
+        }
+        return;
+    }
     println!("{table}");
     if std::env::args().any(|argument| argument == "--misses") {
         print_misses(&skills, &queries, DEFAULT_LIMIT);

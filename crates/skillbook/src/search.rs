@@ -9,9 +9,12 @@
 //! indexed with its English too). Meaning: the cosine
 //! between the query and each skill in a small embedding model shipped in the crate (7.7 MB,
 //! distilled from all-MiniLM-L6-v2), so that "nebula" finds a stargazing skill that never says
-//! "nebula". A request that names a country, one of its cities or its people (`I just moved to
-//! Osaka`) ranks the skills written in that country's language higher. A skill's exact name
-//! ranks it first.
+//! "nebula". A text in Spanish, German or French is compared in meaning by its English (its
+//! English words and the meanings the lists give), so that a request is matched by its topic
+//! rather than by its language; a skill in the request's own language gains a little, and a
+//! request that names a country, one of its cities or its people (`I just moved to Osaka`)
+//! ranks the skills written in that country's language higher. A skill's exact name ranks it
+//! first.
 //! [`Ranking::Bm25`] is plain BM25, the baseline. Their recall on 263 task queries over 557
 //! skills is measured by `cargo test -p skillbook --test search_eval -- --nocapture`
 //! (BENCHMARKS.md, "Skill search").
@@ -118,6 +121,11 @@ const NAMED_BONUS: f64 = 2.0;
 /// ([`places`]): enough to rank it above a skill of another language on the same topic, not
 /// above one that fits the request far better.
 const PLACE_BONUS: f64 = 0.25;
+/// What a skill written in the Spanish, German or French of the query gains: the meaning model
+/// reads such texts by their English alone ([`translate::Translation::english`]), so that a
+/// request is compared with every skill by its topic, not by its language; a request still more
+/// often wants a skill of its own language, all else equal.
+const SAME_LANGUAGE_BONUS: f64 = 0.2;
 
 /// The postings of the ranking in use.
 #[derive(Clone)]
@@ -151,7 +159,11 @@ impl Scorer {
         }
         // A description in another language is indexed with its English words too, so that a
         // request in English (or a third language) finds it.
-        let english: Vec<String> = entries.iter().map(english_words).collect();
+        let translations: Vec<translate::Translation> = entries.iter().map(translated).collect();
+        let english: Vec<String> = translations
+            .iter()
+            .map(translate::Translation::text)
+            .collect();
         let described: Vec<Cow<'_, str>> = entries
             .iter()
             .zip(&english)
@@ -176,8 +188,8 @@ impl Scorer {
                     model,
                     entries
                         .iter()
-                        .zip(&english)
-                        .map(|(entry, english)| format!("{} {english}", meaning_text(entry))),
+                        .zip(&translations)
+                        .map(|(entry, translation)| meaning_text(entry, translation)),
                 ),
                 in_english: in_english(model, entries, &english),
                 // Only a skill with words of another language (its English found) can be
@@ -223,17 +235,15 @@ fn shown(score: f64) -> f64 {
     (score * 10_000.0).round() / 10_000.0
 }
 
-/// The English of the words of another language in a skill's name and description; empty for
-/// a skill described in English.
-fn english_words(entry: &Indexed) -> String {
+/// The words of another language in a skill's name and description, read in English (nothing
+/// found for a skill described in English).
+fn translated(entry: &Indexed) -> translate::Translation {
     let text = format!(
         "{} {}",
         entry.name.replace(['-', '_'], " "),
         entry.description
     );
-    translate::Translations::shipped()
-        .translate(&text, lexicon::Lexicon::shipped())
-        .text()
+    translate::Translations::shipped().translate(&text, lexicon::Lexicon::shipped())
 }
 
 /// The skills described in another language (those with `english` words), and the meanings of
@@ -264,13 +274,24 @@ fn in_english(
     )
 }
 
-/// The text a skill's meaning is taken from: its name's words, then its description.
-fn meaning_text(entry: &Indexed) -> String {
+/// The text a skill's meaning is taken from: its name's words, then its description, then the
+/// English of its words of another language; for a skill written in Spanish, German or French,
+/// the English alone (as a request in such a language is read, [`query_direction`]).
+fn meaning_text(entry: &Indexed, translation: &translate::Translation) -> String {
+    if translation.language.is_some() {
+        return in_english_alone(translation);
+    }
     format!(
-        "{}: {}",
+        "{}: {} {}",
         entry.name.replace(['-', '_'], " "),
-        entry.description
+        entry.description,
+        translation.text()
     )
+}
+
+/// The English words of a text in Spanish, German or French, then the meanings found in it.
+fn in_english_alone(translation: &translate::Translation) -> String {
+    format!("{} {}", translation.english.join(" "), translation.text())
 }
 
 /// Each skill matching `query` in words or close to it in meaning, scored
@@ -346,6 +367,14 @@ fn blend(
             }
         }
     }
+    // A skill written in the query's Spanish, German or French gains.
+    if let Some(language) = translation.language {
+        for (skill, score) in &mut scores {
+            if languages.get(*skill as usize).copied().flatten() == Some(language) {
+                *score += SAME_LANGUAGE_BONUS;
+            }
+        }
+    }
     let named = words.named(query);
     if !named.is_empty() {
         let mut unscored: HashSet<u32> = named.iter().copied().collect();
@@ -360,13 +389,16 @@ fn blend(
 }
 
 /// The query's direction in the meaning model: of the query and the English of its words of
-/// another language, as a skill's is of its text and that text's English.
+/// another language, as a skill's is of its text and that text's English; of its English alone
+/// when it is written in Spanish, German or French.
 fn query_direction(
     model: &meaning::Model,
     query: &str,
     translation: &translate::Translation,
 ) -> meaning::Direction {
-    if translation.found.is_empty() {
+    if translation.language.is_some() {
+        model.direction(&in_english_alone(translation))
+    } else if translation.found.is_empty() {
         model.direction(query)
     } else {
         model.direction(&format!("{query} {}", translation.text()))
@@ -887,11 +919,12 @@ mod tests {
         }
         let description = "Calcula presupuestos de reformas y obras: mediciones, materiales y \
                            mano de obra, plazos e IVA. Entrega el presupuesto al cliente.";
-        let english = english_words(&Indexed {
+        let english = translated(&Indexed {
             name: "budget-builder".to_owned(),
             description: description.to_owned(),
             location: String::new(),
-        });
+        })
+        .text();
         assert!(
             !english.is_empty(),
             "the Spanish words have English meanings"
@@ -906,6 +939,43 @@ mod tests {
         // A query in Spanish still meets the skill in its own words.
         let spanish_query = "cuánto cuesta reformar la cocina, materiales y mano de obra";
         assert_eq!(spanish.search(spanish_query, 5).len(), 1);
+    }
+
+    #[test]
+    fn a_request_in_spanish_is_compared_by_its_topic_and_prefers_its_language_on_a_tie() {
+        if meaning::Model::shipped().is_none() {
+            return;
+        }
+        let spanish_skills = [
+            entry(
+                "asesor-liga-fantasy",
+                "Recomienda alineaciones y fichajes para la liga fantasy de fútbol según el \
+                 calendario de la jornada y las lesiones de los jugadores.",
+            ),
+            entry(
+                "cita-previa",
+                "Ayuda a pedir cita previa en la oficina de extranjería para la huella y la \
+                 tarjeta de residencia, con los papeles que hay que llevar.",
+            ),
+        ];
+        let recycling = entry(
+            "recycling-schedule",
+            "Explain how to sort household waste and which day each kind of trash, bottles \
+             and cans is collected.",
+        );
+        let query = "¿Qué día tengo que sacar la basura y las botellas?";
+        let index = SearchIndex::new(spanish_skills.iter().cloned().chain([recycling.clone()]));
+        // The English skill on the request's topic comes before Spanish skills on others.
+        assert_eq!(names(&index, query, 1), ["recycling-schedule"]);
+        // A Spanish skill on the same topic comes before the English one (which it would not
+        // without the bonus: the English skill names the bottles and the day).
+        let reciclaje = entry(
+            "reciclaje",
+            "Ayuda a separar la basura de casa: envases, vidrio y papel, y dice cuándo se \
+             recoge.",
+        );
+        let index = SearchIndex::new(spanish_skills.into_iter().chain([recycling, reciclaje]));
+        assert_eq!(names(&index, query, 2), ["reciclaje", "recycling-schedule"]);
     }
 
     #[test]

@@ -168,6 +168,15 @@ pub(crate) struct Translations {
 pub(crate) struct Translation {
     pub(crate) found: Vec<Vec<String>>,
     pub(crate) little: Vec<String>,
+    /// Spanish, German or French, when the text is written in it: its little words show the
+    /// language, and its words of that language (little or found in the list) outnumber its
+    /// English ones (so `convert ES modules to CommonJS` stays English).
+    pub(crate) language: Option<Language>,
+    /// For a text in [`Translation::language`]: its English words that say something (known to
+    /// the lexicon, no stop words, neither little words nor found in the list), in order. With
+    /// the meanings found, they are all the meaning model can read of the text: its pieces of
+    /// the language itself would make every text in it alike.
+    pub(crate) english: Vec<String>,
 }
 
 impl Translation {
@@ -259,6 +268,10 @@ impl Translations {
         // skill's description) with one word in ten, which English text never has.
         let needed = (words.len() / WORDS_PER_LITTLE_WORD).max(1);
         let mut translation = Translation::default();
+        // Which words were read as words of a language the text is written in (little, or
+        // found in its list), and the language with the most little words.
+        let mut read = vec![false; words.len()];
+        let mut most_little: Option<(usize, Language)> = None;
         for language in Language::WRITTEN_IN_WORDS {
             let little: Vec<&String> = words
                 .iter()
@@ -269,17 +282,42 @@ impl Translations {
             if !written_in {
                 continue;
             }
+            if most_little.is_none_or(|(most, _)| little.len() > most) {
+                most_little = Some((little.len(), language));
+            }
             for word in little {
                 let stem = text::stem(word);
                 if !translation.is_little(&stem) {
                     translation.little.push(stem);
                 }
             }
+            for (word, read) in words.iter().zip(&mut read) {
+                *read |= language.is_little_word(word);
+            }
             if let Some(list) = self.list(language) {
                 let mut at = 0;
                 while at < words.len() {
-                    at += list.match_words(&words[at..], lexicon, &mut found);
+                    let before = found.len();
+                    let used = list.match_words(&words[at..], lexicon, &mut found).max(1);
+                    let end = (at + used).min(words.len());
+                    if found.len() > before {
+                        read[at..end].iter_mut().for_each(|read| *read = true);
+                    }
+                    at = end;
                 }
+            }
+        }
+        if let Some((_, language)) = most_little {
+            let english = |word: &String| is_english(word, lexicon);
+            let unread = || words.iter().zip(&read).filter(|(_, read)| !**read);
+            let of_language = read.iter().filter(|read| **read).count();
+            if of_language > unread().filter(|(word, _)| english(word)).count() {
+                translation.language = Some(language);
+                translation.english = unread()
+                    .map(|(word, _)| word)
+                    .filter(|word| english(word) && !text::is_stop_word(word))
+                    .cloned()
+                    .collect();
             }
         }
         for meanings in found {
@@ -602,6 +640,37 @@ mod tests {
         assert_eq!(Translation::default().text(), "");
         let translation = lists().translate("식단 y contrato", &lexicon);
         assert_eq!(translation.text(), "meal plan contract");
+    }
+
+    #[test]
+    fn a_text_in_a_language_is_told_with_its_english_words() {
+        let lexicon = Lexicon::parse("dashboard, panel\nspreadsheet, sheet\nmodule, package\n");
+        // Spanish words (little or listed) outnumber the English: Spanish, with the English
+        // words that say something, in order.
+        let translation = lists().translate(
+            "Revisa el contrato de alquiler y el dashboard de la spreadsheet",
+            &lexicon,
+        );
+        assert_eq!(translation.language, Some(Language::Spanish));
+        assert_eq!(translation.english, ["dashboard", "spreadsheet"]);
+        // A name the lexicon does not know is no English word.
+        let translation = lists().translate("el contrato de Biwenger", &lexicon);
+        assert_eq!(translation.language, Some(Language::Spanish));
+        assert!(translation.english.is_empty());
+        // One little word among more English ones leaves an English request English.
+        for english in [
+            "convert the ES module to a package",
+            "the dashboard en the sheet",
+        ] {
+            let translation = lists().translate(english, &lexicon);
+            assert_eq!(translation.language, None, "{english}");
+            assert!(translation.english.is_empty(), "{english}");
+        }
+        // Text without spaces has no such language.
+        assert_eq!(lists().translate("合同", &lexicon).language, None);
+        // The language with the most little words is told.
+        let translation = lists().translate("le contrat de la maison et des jardins", &lexicon);
+        assert_eq!(translation.language, Some(Language::French));
     }
 
     #[test]
