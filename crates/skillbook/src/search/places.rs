@@ -155,7 +155,7 @@ impl Places {
 /// Whether `name` (written without spaces) appears in `query` as a place: not followed by a
 /// word for a language, and, written in katakana, not part of a longer katakana word.
 fn names_place(query: &str, name: &str) -> bool {
-    let katakana = name.chars().all(translate::is_kana);
+    let katakana = name.chars().all(translate::is_katakana);
     query.match_indices(name).any(|(at, _)| {
         let before = query[..at].chars().next_back();
         let after = query[at + name.len()..].chars().next();
@@ -163,7 +163,8 @@ fn names_place(query: &str, name: &str) -> bool {
             return false;
         }
         !(katakana
-            && (before.is_some_and(translate::is_kana) || after.is_some_and(translate::is_kana)))
+            && (before.is_some_and(translate::is_katakana)
+                || after.is_some_and(translate::is_katakana)))
     })
 }
 
@@ -222,6 +223,9 @@ mod tests {
         assert_eq!(named("在首尔找房子"), [Language::Korean]);
         assert_eq!(named("독일 베를린에서 월세 사는데"), [Language::German]);
         assert_eq!(named("フランス人の友達"), [Language::French]);
+        // A name in katakana followed by a particle in hiragana.
+        assert_eq!(named("ブエノスアイレスで働いています"), [Language::Spanish]);
+        assert_eq!(named("来月ドイツに引っ越す"), [Language::German]);
         assert_eq!(named("Our landlord in Köln"), [Language::German]);
         assert_eq!(named("Mein chinesischer Chef"), [Language::Chinese]);
         assert_eq!(named("ein koreanisches Restaurant"), [Language::Korean]);

@@ -120,6 +120,10 @@ impl Language {
 /// The fewest characters a listed word written without spaces has: one character matches inside
 /// too many others.
 const MIN_RUN_WORD_CHARS: usize = 2;
+/// The fewest characters a listed katakana word has to be read inside a longer katakana word
+/// the lists cannot wholly read: `クリーニング` in `ハウスクリーニング` is, `ブート` in `モノトリブート`
+/// is not.
+const MIN_KATAKANA_CHARS_INSIDE: usize = 4;
 /// The fewest letters before a `*`.
 const MIN_STEM_CHARS: usize = 4;
 /// The fewest letters of each part of a word split in two.
@@ -351,22 +355,16 @@ impl Translations {
             .chain(others)
             .filter_map(|language| self.list(language))
             .collect();
+        let opaque = opaque_katakana(&characters, |at, end| {
+            longest_listed(&lists, &characters[at..end]).map(|(length, _)| length)
+        });
         let mut at = 0;
-        let mut key = String::new();
         while at < characters.len() {
-            let mut best: Option<(usize, &Meanings)> = None;
-            for list in &lists {
-                let longest = list.longest_run_word.min(characters.len() - at);
-                let shortest = best.map_or(MIN_RUN_WORD_CHARS, |(length, _)| length + 1);
-                for length in (shortest..=longest).rev() {
-                    key.clear();
-                    key.extend(&characters[at..at + length]);
-                    if let Some(meanings) = list.run_words.get(&key) {
-                        best = Some((length, meanings));
-                        break;
-                    }
-                }
-            }
+            let best = longest_listed(&lists, &characters[at..]).filter(|&(length, _)| {
+                !(opaque[at]
+                    && length < MIN_KATAKANA_CHARS_INSIDE
+                    && characters[at..at + length].iter().all(|&c| is_katakana(c)))
+            });
             match best {
                 Some((length, meanings)) => {
                     found.push(meanings);
@@ -376,6 +374,61 @@ impl Translations {
             }
         }
     }
+}
+
+/// The longest word of `lists` that `characters` start with (in the first list that has one of
+/// that length), and its length in characters.
+fn longest_listed<'t>(lists: &[&'t List], characters: &[char]) -> Option<(usize, &'t Meanings)> {
+    let mut best: Option<(usize, &Meanings)> = None;
+    let mut key = String::new();
+    for list in lists {
+        let longest = list.longest_run_word.min(characters.len());
+        let shortest = best.map_or(MIN_RUN_WORD_CHARS, |(length, _)| length + 1);
+        for length in (shortest..=longest).rev() {
+            key.clear();
+            key.extend(&characters[..length]);
+            if let Some(meanings) = list.run_words.get(&key) {
+                best = Some((length, meanings));
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// For each character, whether it lies in a katakana word that is not made of listed words
+/// alone (`モノトリブート`, a tax regime's name, holds `ブート` by chance): a loanword is
+/// written as one run of katakana, and a short listed word found inside a longer one that the
+/// lists cannot wholly read is most often part of another word. `listed(at, end)` is the length
+/// of the longest listed word starting at `at` within the word that ends at `end`.
+fn opaque_katakana(
+    characters: &[char],
+    listed: impl Fn(usize, usize) -> Option<usize>,
+) -> Vec<bool> {
+    let mut opaque = vec![false; characters.len()];
+    let mut at = 0;
+    while at < characters.len() {
+        if !is_katakana(characters[at]) {
+            at += 1;
+            continue;
+        }
+        let end = characters[at..]
+            .iter()
+            .position(|&c| !is_katakana(c))
+            .map_or(characters.len(), |length| at + length);
+        let mut read = at;
+        while read < end {
+            match listed(read, end) {
+                Some(length) if length > 0 => read += length,
+                _ => break,
+            }
+        }
+        if read < end {
+            opaque[at..end].iter_mut().for_each(|flag| *flag = true);
+        }
+        at = end;
+    }
+    opaque
 }
 
 impl List {
@@ -556,6 +609,12 @@ pub(crate) fn is_kana(character: char) -> bool {
     matches!(u32::from(character), 0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F)
 }
 
+/// Whether `character` is katakana (with its long-vowel mark, not the middle dot `・` that
+/// parts words).
+pub(crate) fn is_katakana(character: char) -> bool {
+    matches!(u32::from(character), 0x30A0..=0x30FA | 0x30FC..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,7 +625,11 @@ mod tests {
                 Language::Chinese,
                 "# comment\ncontract: 合同, 契約\nletter: 手紙\n",
             ),
-            (Language::Japanese, "letter: 手紙\n"),
+            (
+                Language::Japanese,
+                "letter: 手紙\nboot: ブート\ncleaning: クリーニング\npassword: パスワード\n\
+                 reset: リセット\n",
+            ),
             (Language::Korean, "meal plan: 식단\nshopping: 장보기\n"),
             (
                 Language::Spanish,
@@ -595,6 +658,19 @@ mod tests {
         );
         // A single character is never a listed word.
         assert!(meanings("合").is_empty());
+    }
+
+    #[test]
+    fn a_short_loanword_inside_a_longer_unlisted_one_is_not_read() {
+        // `ブート` (boot) ends the name of a tax regime by chance.
+        assert!(meanings("モノトリブートの登録").is_empty());
+        // A longer listed word is read inside an unlisted compound, and a compound of listed
+        // words is read whole, word by word.
+        assert_eq!(meanings("ハウスクリーニング代"), [["cleaning"]]);
+        assert_eq!(meanings("パスワードリセット"), [["password"], ["reset"]]);
+        // On its own, before a particle, or apart from its neighbour by `・`, it is read.
+        assert_eq!(meanings("ブートが遅い"), [["boot"]]);
+        assert_eq!(meanings("モノトリ・ブート"), [["boot"]]);
     }
 
     #[test]
