@@ -121,6 +121,11 @@ const NAMED_BONUS: f64 = 2.0;
 /// ([`places`]): enough to rank it above a skill of another language on the same topic, not
 /// above one that fits the request far better.
 const PLACE_BONUS: f64 = 0.25;
+/// What such a skill gains when the query is written in another of the languages with a word
+/// list (`Vivo en Busan`): [`PLACE_BONUS`], and what the query's own words give the skills of
+/// its language by being theirs rather than translations (the words' share of the blend, times
+/// what a translated word counts less than the word).
+const PLACE_BONUS_ABROAD: f64 = PLACE_BONUS + WORDS_SHARE * (1.0 - fielded::TRANSLATED_WEIGHT);
 /// What a skill written in the Spanish, German or French of the query gains: the meaning model
 /// reads such texts by their English alone ([`translate::Translation::english`]), so that a
 /// request is compared with every skill by its topic, not by its language; a request still more
@@ -343,9 +348,17 @@ fn blend(
             scores.push((skill, blended(0.0, cosine)));
         }
     }
-    // A skill written in the language of a place the query names gains; one that matched
-    // nothing is scored by its meaning alone.
+    // A skill written in the language of a place the query names gains (more when the query
+    // is written in another of the languages); one that matched nothing is scored by its
+    // meaning alone.
     let places = places::Places::shipped().named(query);
+    let own_language = translation
+        .language
+        .or_else(|| places::written_without_spaces_in(query));
+    let place_bonus = match own_language {
+        Some(own) if !places.contains(&own) => PLACE_BONUS_ABROAD,
+        _ => PLACE_BONUS,
+    };
     if !places.is_empty() {
         let of_place = |skill: u32| {
             languages
@@ -356,19 +369,22 @@ fn blend(
         };
         for (skill, score) in &mut scores {
             if of_place(*skill) {
-                *score += PLACE_BONUS;
+                *score += place_bonus;
             }
         }
         for (skill, &counted) in by_words_too.iter().enumerate() {
             let cosine = cosines.get(skill).copied().unwrap_or(0.0);
             let skill = u32::try_from(skill).unwrap_or(u32::MAX);
             if !counted && cosine < MEANING_FLOOR && of_place(skill) {
-                scores.push((skill, blended(0.0, cosine) + PLACE_BONUS));
+                scores.push((skill, blended(0.0, cosine) + place_bonus));
             }
         }
     }
-    // A skill written in the query's Spanish, German or French gains.
-    if let Some(language) = translation.language {
+    // A skill written in the query's Spanish, German or French gains, unless the query names
+    // places of other languages only (`Vivo en Osaka`: a request about life in Japan).
+    if let Some(language) = translation.language
+        && (places.is_empty() || places.contains(&language))
+    {
         for (skill, score) in &mut scores {
             if languages.get(*skill as usize).copied().flatten() == Some(language) {
                 *score += SAME_LANGUAGE_BONUS;
@@ -976,6 +992,31 @@ mod tests {
         );
         let index = SearchIndex::new(spanish_skills.into_iter().chain([recycling, reciclaje]));
         assert_eq!(names(&index, query, 2), ["reciclaje", "recycling-schedule"]);
+    }
+
+    #[test]
+    fn a_request_naming_a_place_abroad_prefers_the_place_s_skill_to_its_own_language_s() {
+        if meaning::Model::shipped().is_none() {
+            return;
+        }
+        let index = SearchIndex::new([
+            entry(
+                "fianza-alquiler",
+                "Ayuda a recuperar la fianza del alquiler al dejar el piso y a reclamar al \
+                 casero los descuentos injustos.",
+            ),
+            entry(
+                "traffic-fine-kr",
+                "교통 위반 과태료와 범칙금의 납부 방법, 이의 신청 절차를 안내합니다.",
+            ),
+        ]);
+        let query = "Vivo en Busan y me llegó una multa por aparcar mal con un coche de \
+                     alquiler, ¿dónde la pago?";
+        assert_eq!(names(&index, query, 1), ["traffic-fine-kr"]);
+        // Without the place, the Spanish skill that shares its words comes first.
+        let nowhere =
+            "Me llegó una multa por aparcar mal con un coche de alquiler, ¿dónde la pago?";
+        assert_eq!(names(&index, nowhere, 1), ["fianza-alquiler"]);
     }
 
     #[test]

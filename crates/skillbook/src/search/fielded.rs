@@ -49,7 +49,7 @@ const RELATED_WEIGHT: f64 = 0.6;
 const TYPO_WEIGHT: f64 = 0.7;
 /// The weight of the English of a query word of another language: like a typo's correction, a
 /// reading of the word, not the word itself (which a skill in that language may hold).
-const TRANSLATED_WEIGHT: f64 = 0.7;
+pub(crate) const TRANSLATED_WEIGHT: f64 = 0.7;
 /// The share added to the score of a skill whose whole name the query holds.
 const WHOLE_NAME_BONUS: f64 = 0.5;
 /// Query terms beyond this many distinct ones are ignored (a pasted document is not a query).

@@ -180,6 +180,12 @@ fn latin_words(text: &str) -> Vec<String> {
 /// languages with a word list: by its script for Korean, Japanese and Chinese (the most of its
 /// letters), else by its little words; `None` for English and the rest.
 pub(crate) fn language_of(text: &str) -> Option<Language> {
+    written_without_spaces_in(text).or_else(|| translate::written_in(text))
+}
+
+/// Chinese, Japanese or Korean, when `text` is written in one of them (by the most of its
+/// letters, as [`language_of`] reads them).
+pub(crate) fn written_without_spaces_in(text: &str) -> Option<Language> {
     let (mut hangul, mut kana, mut han, mut latin) = (0usize, 0usize, 0usize, 0usize);
     for character in text.chars() {
         if translate::is_hangul(character) {
@@ -202,7 +208,7 @@ pub(crate) fn language_of(text: &str) -> Option<Language> {
             Language::Chinese
         });
     }
-    translate::written_in(text)
+    None
 }
 
 #[cfg(test)]
