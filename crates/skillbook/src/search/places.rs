@@ -238,12 +238,19 @@ mod tests {
         assert_eq!(named("the dealer quoted me 120k yen"), [Language::Japanese]);
         assert_eq!(named("工资是八千人民币"), [Language::Chinese]);
         assert_eq!(named("a trip from Buenos Aires"), [Language::Spanish]);
-        // Switzerland speaks German and French; Brussels French.
+        // Switzerland speaks German and French, each of its places both; Brussels French.
         assert_eq!(
             named("刚搬到瑞士日内瓦"),
             [Language::German, Language::French]
         );
-        assert_eq!(named("Umzug nach Zürich im Mai"), [Language::German]);
+        assert_eq!(
+            named("Umzug nach Zürich im Mai"),
+            [Language::German, Language::French]
+        );
+        assert_eq!(
+            named("Je travaille à Lausanne"),
+            [Language::German, Language::French]
+        );
         assert_eq!(named("I work in Brussels"), [Language::French]);
         assert_eq!(
             named("moving from Mexico City to Paris"),
