@@ -10,7 +10,8 @@
 //! `--set FOLDER`, the same over a multilingual set kept outside the repository (a folder
 //! holding `multilingual_skills.jsonl` and `multilingual_queries.jsonl`), searched together
 //! with the English skills. With `--query TEXT` (after the set's options), only the ten skills
-//! skillbook returns for `TEXT` over that set, with their scores.
+//! skillbook returns for `TEXT` over that set, with their scores (`--words` or `--bm25` for
+//! those rankings).
 
 #[path = "../tests/search_eval/eval.rs"]
 mod eval;
@@ -50,7 +51,14 @@ fn main() {
         .position(|argument| argument == "--query")
         .and_then(|at| arguments.get(at + 1))
     {
-        let index = eval::index(&skills, Ranking::Default);
+        let ranking = if arguments.iter().any(|argument| argument == "--bm25") {
+            Ranking::Bm25
+        } else if arguments.iter().any(|argument| argument == "--words") {
+            Ranking::Words
+        } else {
+            Ranking::Default
+        };
+        let index = eval::index(&skills, ranking);
         for hit in index.search(query, 10) {
             println!("{:.4}  {}", hit.score, hit.name);
         }
