@@ -33,7 +33,6 @@
 //! assert!(index.search("deploy", 5).is_empty());
 //! ```
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -126,6 +125,11 @@ const PLACE_BONUS: f64 = 0.25;
 /// its language by being theirs rather than translations (the words' share of the blend, times
 /// what a translated word counts less than the word).
 const PLACE_BONUS_ABROAD: f64 = PLACE_BONUS + WORDS_SHARE * (1.0 - fielded::TRANSLATED_WEIGHT);
+/// What a skill written in English gains for an English query that names no place: a near tie
+/// with a skill of another language on the same topic goes to the query's language (such a
+/// skill's English, read from the word lists, holds every meaning of each of its words, so it
+/// has more ways to match than a description written in English).
+const ENGLISH_BONUS: f64 = 0.02;
 /// What a skill written in the Spanish, German or French of the query gains: the meaning model
 /// reads such texts by their English alone ([`translate::Translation::english`]), so that a
 /// request is compared with every skill by its topic, not by its language; a request still more
@@ -169,23 +173,14 @@ impl Scorer {
             .iter()
             .map(translate::Translation::text)
             .collect();
-        let described: Vec<Cow<'_, str>> = entries
-            .iter()
-            .zip(&english)
-            .map(|(entry, english)| {
-                if english.is_empty() {
-                    Cow::Borrowed(entry.description.as_str())
-                } else {
-                    Cow::Owned(format!("{} {english}", entry.description))
-                }
-            })
-            .collect();
-        let words = fielded::FieldIndex::build(
-            entries
-                .iter()
-                .zip(&described)
-                .map(|(entry, described)| (entry.name.as_str(), described.as_ref())),
-        );
+        let words =
+            fielded::FieldIndex::build(entries.iter().zip(&english).map(|(entry, english)| {
+                (
+                    entry.name.as_str(),
+                    entry.description.as_str(),
+                    english.as_str(),
+                )
+            }));
         match meaning::Model::shipped() {
             Some(model) if ranking == Ranking::Default => Scorer::Default {
                 words,
@@ -388,6 +383,18 @@ fn blend(
         for (skill, score) in &mut scores {
             if languages.get(*skill as usize).copied().flatten() == Some(language) {
                 *score += SAME_LANGUAGE_BONUS;
+            }
+        }
+    }
+    // An English query naming no place: a skill written in English gains a little.
+    let english = translation.found.is_empty()
+        && translation.little.is_empty()
+        && places.is_empty()
+        && places::written_without_spaces_in(query).is_none();
+    if english {
+        for (skill, score) in &mut scores {
+            if languages.get(*skill as usize).copied().flatten().is_none() {
+                *score += ENGLISH_BONUS;
             }
         }
     }
@@ -951,7 +958,11 @@ mod tests {
         let query = "estimate what a renovation costs in materials and labour";
         let score = |index: &SearchIndex| index.search(query, 5).first().map(|hit| hit.score);
         assert!(score(&spanish).is_some());
-        assert_eq!(score(&spanish), score(&twin));
+        // As close, but for the little an English skill gains with an English query.
+        assert_eq!(
+            score(&spanish).map(|score| shown(score + ENGLISH_BONUS)),
+            score(&twin)
+        );
         // A query in Spanish still meets the skill in its own words.
         let spanish_query = "cuánto cuesta reformar la cocina, materiales y mano de obra";
         assert_eq!(spanish.search(spanish_query, 5).len(), 1);
@@ -992,6 +1003,58 @@ mod tests {
         );
         let index = SearchIndex::new(spanish_skills.into_iter().chain([recycling, reciclaje]));
         assert_eq!(names(&index, query, 2), ["reciclaje", "recycling-schedule"]);
+    }
+
+    #[test]
+    fn a_skill_described_in_chinese_weighs_as_much_as_an_english_one_for_the_same_word() {
+        let score = |entries: [CatalogEntry<'static>; 3], name: &str| {
+            SearchIndex::with_ranking(entries, Ranking::Words)
+                .search("penalty", 5)
+                .into_iter()
+                .find(|hit| hit.name == name)
+                .map(|hit| hit.score)
+        };
+        let meals = entry(
+            "meal-planner",
+            "Plan the week's meals and write the shopping list.",
+        );
+        // The Chinese skill holds the word in its English (违约金).
+        let chinese = score(
+            [
+                entry(
+                    "zufang-hetong",
+                    "帮你逐条审查租房合同里的条款，指出押金、违约金和续租等风险，并给出修改建议。",
+                ),
+                entry(
+                    "lease-check",
+                    "Review a rental agreement clause by clause and point out the risks in the \
+                     deposit and the renewal, with suggested changes.",
+                ),
+                meals.clone(),
+            ],
+            "zufang-hetong",
+        )
+        .expect("the Chinese skill is found");
+        // The same, the English skill holding the word itself.
+        let english = score(
+            [
+                entry(
+                    "zufang-hetong",
+                    "帮你逐条审查租房合同里的条款，指出押金和续租等风险，并给出修改建议。",
+                ),
+                entry(
+                    "lease-check",
+                    "Review a rental agreement clause by clause and point out the risks in the \
+                     deposit, the penalties and the renewal, with suggested changes.",
+                ),
+                meals,
+            ],
+            "lease-check",
+        )
+        .expect("the English skill is found");
+        // Were the Chinese skill's CJK pairs counted as words, or its English as more
+        // description, it would weigh about half.
+        assert!(chinese >= 0.8 * english, "{chinese} against {english}");
     }
 
     #[test]

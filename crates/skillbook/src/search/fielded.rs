@@ -15,7 +15,10 @@
 //!    read as typos.
 //! 3. **BM25F.** A term found in a skill scores BM25 (`k1` [`K1`]) over a weighted count: a name
 //!    occurrence counts [`NAME_WEIGHT`] times a description one, each normalized by its field's
-//!    length (`b` [`NAME_B`] and [`DESCRIPTION_B`]). A concept scores its best term, so a skill
+//!    length (`b` [`NAME_B`] and [`DESCRIPTION_B`]) in words: a description's CJK pairs count
+//!    one word for [`CJK_PAIRS_PER_WORD`], and the English of a description in another language,
+//!    searched with it, adds nothing (else a skill described in Chinese would weigh a third of
+//!    an English one for the same word). A concept scores its best term, so a skill
 //!    matching five synonyms of one query word does not beat one matching two query words.
 //! 4. **Names.** A skill whose name's words all appear among the query's own terms gains
 //!    [`WHOLE_NAME_BONUS`]; a query that is a skill's name (`pdf`, `Zoom automation`) ranks that
@@ -52,6 +55,9 @@ const TYPO_WEIGHT: f64 = 0.7;
 pub(crate) const TRANSLATED_WEIGHT: f64 = 0.7;
 /// The share added to the score of a skill whose whole name the query holds.
 const WHOLE_NAME_BONUS: f64 = 0.5;
+/// The CJK pairs ([`text::terms`]) a word of Chinese, Japanese or Korean gives, about: what a
+/// description's pairs count toward its length.
+const CJK_PAIRS_PER_WORD: usize = 2;
 /// Query terms beyond this many distinct ones are ignored (a pasted document is not a query).
 const MAX_QUERY_TERMS: usize = 64;
 /// Words shorter than this are not corrected as typos.
@@ -100,11 +106,15 @@ pub(crate) struct FieldIndex {
 type Concept = Vec<(u32, f64)>;
 
 impl FieldIndex {
-    /// An index of `(name, description)` pairs; the n-th pair is skill n.
-    pub(crate) fn build<'a>(skills: impl Iterator<Item = (&'a str, &'a str)>) -> FieldIndex {
+    /// An index of `(name, description, more)` triples; the n-th is skill n. `more` (a
+    /// description's English, read from another language) is searched as part of the
+    /// description but does not lengthen it.
+    pub(crate) fn build<'a>(
+        skills: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
+    ) -> FieldIndex {
         let mut index = FieldIndex::default();
         let mut lengths: Vec<(usize, usize)> = Vec::new();
-        for (position, (name, description)) in skills.enumerate() {
+        for (position, (name, description, more)) in skills.enumerate() {
             let position = u32::try_from(position).unwrap_or(u32::MAX);
             let mut counts: HashMap<String, (u16, u16)> = HashMap::new();
             let mut name_length = 0;
@@ -112,11 +122,23 @@ impl FieldIndex {
                 counts.entry(term).or_default().0 += 1;
                 name_length += 1;
             }
-            let mut description_length = 0;
+            // The description's length in words, as the length normalization compares it with
+            // others: a run of CJK characters gives a pair at almost every character, about
+            // two pairs a word.
+            let (mut words, mut pairs) = (0_usize, 0_usize);
             for term in text::terms(description) {
+                if term.chars().next().is_some_and(text::is_cjk) {
+                    pairs += 1;
+                } else {
+                    words += 1;
+                }
                 let count = &mut counts.entry(term).or_default().1;
                 *count = count.saturating_add(1);
-                description_length += 1;
+            }
+            let description_length = words + pairs.div_ceil(CJK_PAIRS_PER_WORD);
+            for term in text::terms(more) {
+                let count = &mut counts.entry(term).or_default().1;
+                *count = count.saturating_add(1);
             }
             let name_terms = counts.values().filter(|(in_name, _)| *in_name > 0).count();
             lengths.push((name_length, description_length));
