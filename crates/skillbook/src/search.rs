@@ -343,60 +343,52 @@ fn blend(
             scores.push((skill, blended(0.0, cosine)));
         }
     }
-    // A skill written in the language of a place the query names gains (more when the query
-    // is written in another of the languages); one that matched nothing is scored by its
-    // meaning alone.
+    // What a skill gains by the language it is written in: that of a place the query names
+    // (more when the query is written in another of the languages); the query's own Spanish,
+    // German or French, unless the query names places of other languages only (`Vivo en
+    // Osaka`: a request about life in Japan); English, for an English query naming no place.
     let places = places::Places::shipped().named(query);
-    let own_language = translation
-        .language
-        .or_else(|| places::written_without_spaces_in(query));
-    let place_bonus = match own_language {
+    let written_without_spaces = places::written_without_spaces_in(query);
+    let place_bonus = match translation.language.or(written_without_spaces) {
         Some(own) if !places.contains(&own) => PLACE_BONUS_ABROAD,
         _ => PLACE_BONUS,
     };
-    if !places.is_empty() {
-        let of_place = |skill: u32| {
-            languages
-                .get(skill as usize)
-                .copied()
-                .flatten()
-                .is_some_and(|language| places.contains(&language))
-        };
-        for (skill, score) in &mut scores {
-            if of_place(*skill) {
-                *score += place_bonus;
-            }
+    let same_language = translation
+        .language
+        .filter(|language| places.is_empty() || places.contains(language));
+    let english = translation.found.is_empty()
+        && translation.little.is_empty()
+        && places.is_empty()
+        && written_without_spaces.is_none();
+    let written_in = |skill: u32| languages.get(skill as usize).copied().flatten();
+    let of_place =
+        |skill: u32| written_in(skill).is_some_and(|language| places.contains(&language));
+    let gain = |skill: u32| {
+        let language = written_in(skill);
+        let mut gain = 0.0;
+        if of_place(skill) {
+            gain += place_bonus;
         }
+        if language.is_some() && language == same_language {
+            gain += SAME_LANGUAGE_BONUS;
+        }
+        if language.is_none() && english {
+            gain += ENGLISH_BONUS;
+        }
+        gain
+    };
+    // A skill of a named place that matched nothing enters by its meaning alone.
+    if !places.is_empty() {
         for (skill, &counted) in by_words_too.iter().enumerate() {
             let cosine = cosines.get(skill).copied().unwrap_or(0.0);
             let skill = u32::try_from(skill).unwrap_or(u32::MAX);
             if !counted && cosine < MEANING_FLOOR && of_place(skill) {
-                scores.push((skill, blended(0.0, cosine) + place_bonus));
+                scores.push((skill, blended(0.0, cosine)));
             }
         }
     }
-    // A skill written in the query's Spanish, German or French gains, unless the query names
-    // places of other languages only (`Vivo en Osaka`: a request about life in Japan).
-    if let Some(language) = translation.language
-        && (places.is_empty() || places.contains(&language))
-    {
-        for (skill, score) in &mut scores {
-            if languages.get(*skill as usize).copied().flatten() == Some(language) {
-                *score += SAME_LANGUAGE_BONUS;
-            }
-        }
-    }
-    // An English query naming no place: a skill written in English gains a little.
-    let english = translation.found.is_empty()
-        && translation.little.is_empty()
-        && places.is_empty()
-        && places::written_without_spaces_in(query).is_none();
-    if english {
-        for (skill, score) in &mut scores {
-            if languages.get(*skill as usize).copied().flatten().is_none() {
-                *score += ENGLISH_BONUS;
-            }
-        }
+    for (skill, score) in &mut scores {
+        *score += gain(*skill);
     }
     let named = words.named(query);
     if !named.is_empty() {
