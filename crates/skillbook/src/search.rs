@@ -577,6 +577,39 @@ mod tests {
         }
     }
 
+    /// Pairs of characters that are grammar (`から`, `なる`, `해줘`, `怎么`) are shared by
+    /// most texts of their language: a query sharing only those with a skill does not find it.
+    #[test]
+    fn grammar_shared_with_a_skill_does_not_find_it() {
+        let entries = [
+            entry(
+                "furusato",
+                "ふるさと納税の控除上限額を年収から試算し、確定申告が必要になるケースを案内する。",
+            ),
+            entry("yeonmal", "연말정산 서류를 챙기고 공제 항목을 계산해줘요."),
+            entry("fapiao", "怎么整理增值税发票，帮我核对金额。"),
+        ];
+        for ranking in [Ranking::Default, Ranking::Words] {
+            let index = SearchIndex::with_ranking(entries.iter().cloned(), ranking);
+            for query in [
+                "何から手をつければ速くなる",
+                "사진 배경 지워줘요",
+                "怎么把视频剪短？帮我",
+            ] {
+                assert_eq!(
+                    names(&index, query, 3),
+                    Vec::<String>::new(),
+                    "{ranking:?}: {query}"
+                );
+            }
+            assert_eq!(
+                names(&index, "確定申告が必要", 1),
+                ["furusato"],
+                "{ranking:?}"
+            );
+        }
+    }
+
     /// A request in Chinese, Japanese, Korean, Spanish, German or French finds the skill
     /// described in English with no word in common, and a request in English finds a skill
     /// described in another language.

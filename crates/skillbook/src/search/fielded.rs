@@ -226,8 +226,9 @@ impl FieldIndex {
     pub(crate) fn score_words(&self, query: &str, translation: &Translation) -> HashMap<u32, f64> {
         let lexicon = Lexicon::shipped();
         let mut originals = self.query_terms(query, lexicon);
-        // The little words of the query's language (`de`, `la`) are its stop words.
-        originals.retain(|term| !translation.is_little(term));
+        // The little words of the query's language (`de`, `la`) are its stop words, and so are
+        // the pairs of Chinese, Japanese or Korean characters that are grammar.
+        originals.retain(|term| !translation.is_little(term) && !text::is_grammatical_pair(term));
         let mut scores: HashMap<u32, f64> = HashMap::new();
         let mut name_hits: HashMap<u32, u16> = HashMap::new();
         // In a query of another language, a word nobody knows is a word of that language, not a

@@ -14,9 +14,11 @@ use unicode_normalization::UnicodeNormalization;
 use super::text::{self, is_cjk};
 use super::translate::{self, Language};
 
-/// Words before which a people's name is a language's (`into French`, `en español`).
+/// Words before which a people's name is a language's (`into French`, `en español`, `cours
+/// d'espagnol`, `clase de francés`, `le français`).
 const LANGUAGE_PREPOSITIONS: &[&str] = &[
-    "aus", "auf", "en", "from", "in", "ins", "into", "to", "vers",
+    "aus", "auf", "d", "de", "del", "el", "en", "from", "in", "ins", "into", "l", "le", "to",
+    "vers",
 ];
 
 /// Characters that, after a place written without spaces, make it a language's name (`日本語`,
@@ -262,6 +264,10 @@ mod tests {
     fn a_language_named_as_a_language_is_no_place() {
         assert!(named("translate this into French").is_empty());
         assert!(named("escríbelo en español").is_empty());
+        assert!(named("des cartes pour mon vocabulaire d'espagnol").is_empty());
+        assert!(named("busco una clase de francés").is_empty());
+        assert!(named("j'apprends le japonais").is_empty());
+        assert_eq!(named("mi casero español"), [Language::Spanish]);
         assert!(named("日本語に翻訳して").is_empty());
         assert!(named("중국어로 번역해 주세요").is_empty());
         assert!(named("翻译成法语").is_empty());

@@ -126,6 +126,37 @@ pub(crate) fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
 
+/// Pairs of Chinese, Japanese or Korean characters that are grammar, not topic: particles,
+/// endings and inflections (`から`, `해줘`), question and filler words (`怎么`, `帮我`). In a
+/// catalog written mostly in English they are rare, so they would weigh like a topic's word, and
+/// they match every skill written in the language: a query's such pairs are not searched for.
+const GRAMMATICAL_PAIRS: &[&str] = &[
+    "あり", "ある", "あれ", "いい", "いる", "かく", "かな", "から", "がい", "がで", "がな", "きな",
+    "きる", "くだ", "けど", "けば", "けれ", "ここ", "こと", "これ", "さい", "させ", "しか", "した",
+    "して", "しま", "する", "すれ", "ずつ", "せる", "そこ", "それ", "たい", "たの", "たら", "だけ",
+    "ださ", "ちょ", "った", "って", "っと", "てい", "てた", "ても", "てる", "でき", "です", "では",
+    "でも", "とか", "とに", "とは", "どう", "どこ", "どの", "ない", "なく", "など", "なの", "なる",
+    "なん", "にか", "にし", "にな", "には", "のが", "ので", "のに", "のは", "のを", "ばい", "ほし",
+    "ほど", "まし", "ます", "ませ", "まだ", "まで", "もう", "もの", "ょっ", "よう", "られ", "れた",
+    "れば", "れる", "をし", "一下", "一个", "一些", "一個", "一直", "不能", "为什", "么做", "么写",
+    "么办", "么弄", "么样", "了吗", "什么", "什麼", "他们", "他們", "但是", "你们", "你們", "們的",
+    "可以", "哪些", "因为", "因為", "好吗", "如何", "如果", "就是", "已經", "已经", "帮忙", "帮我",
+    "幫我", "应该", "怎么", "怎样", "怎麼", "想要", "應該", "我们", "我們", "我想", "我的", "或者",
+    "所以", "时候", "是否", "時候", "有没", "没有", "為什", "然后", "的时", "的话", "給我", "给我",
+    "能不", "請問", "请问", "还是", "还有", "这个", "这份", "這個", "還是", "還有", "那个", "里的",
+    "麻烦", "麼辦", "그거", "까요", "까지", "나요", "는게", "는데", "는지", "니까", "니다", "돼요",
+    "되는", "될까", "떻게", "려고", "부터", "세요", "수있", "습니", "싶어", "싶은", "아요", "어떻",
+    "어요", "없는", "없어", "에게", "에는", "에도", "에서", "으로", "으면", "은데", "은지", "이거",
+    "이랑", "인데", "입니", "있는", "있어", "있을", "좀더", "주세", "줘요", "하게", "하고", "하기",
+    "하는", "하다", "하려", "하면", "한다", "할까", "할수", "합니", "해서", "해야", "해요", "해주",
+    "해줘", "했는", "했어",
+];
+
+/// Whether `term` is one of the [`GRAMMATICAL_PAIRS`].
+pub(crate) fn is_grammatical_pair(term: &str) -> bool {
+    GRAMMATICAL_PAIRS.binary_search(&term).is_ok()
+}
+
 /// Words longer than this are not stemmed (no English word is; it bounds the work on junk).
 const MAX_STEMMED_LENGTH: usize = 64;
 
@@ -359,6 +390,12 @@ mod tests {
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(GRAMMATICAL_PAIRS.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(
+            GRAMMATICAL_PAIRS
+                .iter()
+                .all(|pair| pair.chars().count() == 2)
+        );
     }
 
     #[test]
