@@ -148,6 +148,10 @@ struct List {
     run_words: HashMap<String, Meanings>,
     /// The longest of them, in characters.
     longest_run_word: usize,
+    /// Korean words listed with a space (`카드 내역`), by their first word: the words after it,
+    /// and the meanings. Korean is written with spaces between words, and a query may keep or
+    /// drop them: such a word is read either way.
+    spaced: HashMap<String, Vec<(Vec<String>, Meanings)>>,
     /// Single words, folded as the search folds them.
     words: HashMap<String, Meanings>,
     /// Phrases by their first word: the words after it, and the meanings.
@@ -261,6 +265,9 @@ impl Translations {
             for run in query.split(|c: char| !text::is_cjk(c)) {
                 self.scan_run(run, &mut found);
             }
+            if query.chars().any(is_hangul) {
+                self.scan_spaced(&query, &mut found);
+            }
         }
         let words: Vec<String> = folded_words(&query).collect();
         let lower = if ascii {
@@ -334,6 +341,45 @@ impl Translations {
             }
         }
         translation
+    }
+
+    /// Finds the Korean words listed with a space (`카드 내역`) that `text` writes with one: the
+    /// first word ending a word of the text, the last starting one (a particle may follow:
+    /// `카드 내역을`), any between matching whole words.
+    fn scan_spaced<'t>(&'t self, text: &str, found: &mut Vec<&'t Meanings>) {
+        let Some(list) = self.list(Language::Korean) else {
+            return;
+        };
+        if list.spaced.is_empty() {
+            return;
+        }
+        let words: Vec<&str> = text
+            .split(|c: char| c.is_whitespace())
+            .filter(|word| !word.is_empty())
+            .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+            .collect();
+        for (at, word) in words.iter().enumerate() {
+            let after = &words[at + 1..];
+            for (start, _) in word.char_indices() {
+                let Some(phrases) = list.spaced.get(&word[start..]) else {
+                    continue;
+                };
+                for (rest, meanings) in phrases {
+                    let Some((last, middle)) = rest.split_last() else {
+                        continue;
+                    };
+                    let follows = after.len() > middle.len()
+                        && after
+                            .iter()
+                            .zip(middle)
+                            .all(|(word, listed)| word == listed)
+                        && after[middle.len()].starts_with(last.as_str());
+                    if follows {
+                        found.push(meanings);
+                    }
+                }
+            }
+        }
     }
 
     /// Finds the longest listed word at each place of a run of CJK characters, in the list of
@@ -439,6 +485,18 @@ impl List {
             }
         };
         if entry.chars().any(text::is_cjk) {
+            let normalized: String = entry.nfkc().collect();
+            let mut parts = normalized.split_whitespace().map(str::to_owned);
+            if let Some(first) = parts.next() {
+                let rest: Vec<String> = parts.collect();
+                if !rest.is_empty() && rest.len() < MAX_PHRASE_WORDS {
+                    let phrases = self.spaced.entry(first).or_default();
+                    match phrases.iter_mut().find(|(listed, _)| *listed == rest) {
+                        Some((_, meanings)) => add_to(meanings),
+                        None => phrases.push((rest, vec![meaning])),
+                    }
+                }
+            }
             let folded: String = entry.nfkc().filter(|c| !c.is_whitespace()).collect();
             let length = folded.chars().count();
             if length >= MIN_RUN_WORD_CHARS {
@@ -630,7 +688,10 @@ mod tests {
                 "letter: 手紙\nboot: ブート\ncleaning: クリーニング\npassword: パスワード\n\
                  reset: リセット\n",
             ),
-            (Language::Korean, "meal plan: 식단\nshopping: 장보기\n"),
+            (
+                Language::Korean,
+                "meal plan: 식단\nshopping: 장보기\ncard statement: 카드 내역\n",
+            ),
             (
                 Language::Spanish,
                 "contract: contrato, contrat*\nrent: alquiler\nreview: revis*\nplan: plan\n",
@@ -658,6 +719,22 @@ mod tests {
         );
         // A single character is never a listed word.
         assert!(meanings("合").is_empty());
+    }
+
+    /// Korean is written with spaces between words, which a writer may keep or drop.
+    #[test]
+    fn a_korean_word_listed_with_a_space_is_read_with_or_without_it() {
+        // Particles after it and words compounded before it as elsewhere: 내역을, 신용카드.
+        for query in [
+            "이번 달 카드 내역을 정리해줘",
+            "카드내역 정리",
+            "내 카드  내역",
+            "신용카드 내역",
+        ] {
+            assert_eq!(meanings(query), [["card statement"]], "{query}");
+        }
+        // Not with another word between its words.
+        assert!(meanings("카드 사용 내역").is_empty());
     }
 
     #[test]
