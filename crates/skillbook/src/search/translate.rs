@@ -373,7 +373,7 @@ impl Translations {
                             .iter()
                             .zip(middle)
                             .all(|(word, listed)| word == listed)
-                        && after[middle.len()].starts_with(last.as_str());
+                        && ends_with_a_particle(after[middle.len()], last);
                     if follows {
                         found.push(meanings);
                     }
@@ -420,6 +420,22 @@ impl Translations {
             }
         }
     }
+}
+
+/// Korean particles that follow a word written with one syllable (`주에`, `달은`): such a word
+/// is only read before one of them, not at the start of a longer word (`주문`, `달력`).
+const KOREAN_PARTICLES: &[&str] = &[
+    "", "가", "과", "까지", "는", "도", "로", "를", "마다", "만", "부터", "에", "에는", "에도",
+    "에서", "엔", "와", "은", "을", "의", "이", "쯤",
+];
+
+/// Whether `word` is `listed`, or `listed` followed by a particle: any ending after a listed
+/// word of two syllables or more, one of [`KOREAN_PARTICLES`] after a listed word of one.
+fn ends_with_a_particle(word: &str, listed: &str) -> bool {
+    let Some(rest) = word.strip_prefix(listed) else {
+        return false;
+    };
+    listed.chars().nth(1).is_some() || KOREAN_PARTICLES.contains(&rest)
 }
 
 /// The longest word of `lists` that `characters` start with (in the first list that has one of
@@ -690,7 +706,7 @@ mod tests {
             ),
             (
                 Language::Korean,
-                "meal plan: 식단\nshopping: 장보기\ncard statement: 카드 내역\n",
+                "meal plan: 식단\nshopping: 장보기\ncard statement: 카드 내역\nnext week: 다음 주\n",
             ),
             (
                 Language::Spanish,
@@ -735,6 +751,9 @@ mod tests {
         }
         // Not with another word between its words.
         assert!(meanings("카드 사용 내역").is_empty());
+        // A last word of one syllable is read before a particle, not inside a longer word.
+        assert_eq!(meanings("다음 주에 보내줘"), [["next week"]]);
+        assert!(meanings("다음 주문을 확인해줘").is_empty());
     }
 
     #[test]
