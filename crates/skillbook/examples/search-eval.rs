@@ -18,6 +18,9 @@ mod eval;
 
 use skillbook::search::{DEFAULT_LIMIT, Ranking};
 
+use std::fmt::Write as _;
+use std::io::Write as _;
+
 fn main() {
     let multilingual = std::env::args().any(|argument| argument == "--multilingual");
     let arguments: Vec<String> = std::env::args().collect();
@@ -25,27 +28,20 @@ fn main() {
         .iter()
         .position(|argument| argument == "--set")
         .and_then(|at| arguments.get(at + 1));
-    let (skills, queries, table) = if let Some(folder) = set {
-        let (skills, queries) = match eval::multilingual_set_in(std::path::Path::new(folder)) {
+    let (skills, queries) = if let Some(folder) = set {
+        match eval::multilingual_set_in(std::path::Path::new(folder)) {
             Ok(set) => set,
             Err(error) => {
                 eprintln!("cannot read the set in {folder}: {error}");
                 std::process::exit(2);
             }
-        };
-        let (table, _) = eval::multilingual_table(&skills, &queries);
-        (skills, queries, table)
+        }
     } else if multilingual {
-        let skills = eval::union_skills();
-        let queries = eval::multilingual_queries();
-        let (table, _) = eval::multilingual_table(&skills, &queries);
-        (skills, queries, table)
+        (eval::union_skills(), eval::multilingual_queries())
     } else {
-        let skills = eval::skills();
-        let queries = eval::queries();
-        let (table, _) = eval::table(&skills, &queries);
-        (skills, queries, table)
+        (eval::skills(), eval::queries())
     };
+    let mut out = String::new();
     if let Some(query) = arguments
         .iter()
         .position(|argument| argument == "--query")
@@ -60,22 +56,32 @@ fn main() {
         };
         let index = eval::index(&skills, ranking);
         for hit in index.search(query, 10) {
-            println!("{:.4}  {}", hit.score, hit.name);
+            let _ = writeln!(out, "{:.4}  {}", hit.score, hit.name);
         }
-        return;
+    } else {
+        let table = if set.is_some() || multilingual {
+            eval::multilingual_table(&skills, &queries).0
+        } else {
+            eval::table(&skills, &queries).0
+        };
+        let _ = writeln!(out, "{table}");
+        if arguments.iter().any(|argument| argument == "--misses") {
+            write_misses(&mut out, &skills, &queries, DEFAULT_LIMIT);
+        }
+        if arguments
+            .iter()
+            .any(|argument| argument == "--first-misses")
+        {
+            write_misses(&mut out, &skills, &queries, 1);
+        }
     }
-    println!("{table}");
-    if std::env::args().any(|argument| argument == "--misses") {
-        print_misses(&skills, &queries, DEFAULT_LIMIT);
-    }
-    if std::env::args().any(|argument| argument == "--first-misses") {
-        print_misses(&skills, &queries, 1);
-    }
+    // A reader that stops early (`| head`) is no error.
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
 }
 
-/// Prints every query whose expected skills are not in skillbook's first `within` results, with
+/// Writes every query whose expected skills are not in skillbook's first `within` results, with
 /// the five it returned.
-fn print_misses(skills: &[eval::Skill], queries: &[eval::Query], within: usize) {
+fn write_misses(out: &mut String, skills: &[eval::Skill], queries: &[eval::Query], within: usize) {
     let index = eval::index(skills, Ranking::Default);
     for (line, query) in queries.iter().enumerate() {
         let rank = eval::first_rank(&index, query);
@@ -87,7 +93,8 @@ fn print_misses(skills: &[eval::Skill], queries: &[eval::Query], within: usize) 
             .into_iter()
             .map(|hit| hit.name)
             .collect();
-        println!(
+        let _ = writeln!(
+            out,
             "line {} ({}): {:?}\n  expected {:?} (first at {})\n  returned {:?}",
             line + 1,
             query.kind,
