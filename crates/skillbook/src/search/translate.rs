@@ -151,11 +151,11 @@ struct List {
     /// Korean words listed with a space (`카드 내역`), by their first word: the words after it,
     /// and the meanings. Korean is written with spaces between words, and a query may keep or
     /// drop them: such a word is read either way.
-    spaced: HashMap<String, Vec<(Vec<String>, Meanings)>>,
+    spaced: Phrases,
     /// Single words, folded as the search folds them.
     words: HashMap<String, Meanings>,
     /// Phrases by their first word: the words after it, and the meanings.
-    phrases: HashMap<String, Vec<(Vec<String>, Meanings)>>,
+    phrases: Phrases,
     /// Stems listed with a `*`.
     stems: HashMap<String, Meanings>,
 }
@@ -493,6 +493,19 @@ fn opaque_katakana(
     opaque
 }
 
+/// Phrases by their first word: the words after it, and the meanings.
+type Phrases = HashMap<String, Vec<(Vec<String>, Meanings)>>;
+
+/// Adds `meaning` to the phrase `first rest…` of `phrases`, once.
+fn add_phrase(phrases: &mut Phrases, first: String, rest: Vec<String>, meaning: u32) {
+    let listed = phrases.entry(first).or_default();
+    match listed.iter_mut().find(|(words, _)| *words == rest) {
+        Some((_, meanings)) if meanings.contains(&meaning) => {}
+        Some((_, meanings)) => meanings.push(meaning),
+        None => listed.push((rest, vec![meaning])),
+    }
+}
+
 impl List {
     fn add(&mut self, entry: &str, meaning: u32) {
         let add_to = |list: &mut Meanings| {
@@ -506,14 +519,10 @@ impl List {
             if let Some(first) = parts.next() {
                 let rest: Vec<String> = parts.collect();
                 if !rest.is_empty() && rest.len() < MAX_PHRASE_WORDS {
-                    let phrases = self.spaced.entry(first).or_default();
-                    match phrases.iter_mut().find(|(listed, _)| *listed == rest) {
-                        Some((_, meanings)) => add_to(meanings),
-                        None => phrases.push((rest, vec![meaning])),
-                    }
+                    add_phrase(&mut self.spaced, first, rest, meaning);
                 }
             }
-            let folded: String = entry.nfkc().filter(|c| !c.is_whitespace()).collect();
+            let folded: String = normalized.chars().filter(|c| !c.is_whitespace()).collect();
             let length = folded.chars().count();
             if length >= MIN_RUN_WORD_CHARS {
                 self.longest_run_word = self.longest_run_word.max(length);
@@ -536,11 +545,7 @@ impl List {
             1 => add_to(self.words.entry(words.remove(0)).or_default()),
             count if count <= MAX_PHRASE_WORDS => {
                 let first = words.remove(0);
-                let phrases = self.phrases.entry(first).or_default();
-                match phrases.iter_mut().find(|(rest, _)| *rest == words) {
-                    Some((_, meanings)) => add_to(meanings),
-                    None => phrases.push((words, vec![meaning])),
-                }
+                add_phrase(&mut self.phrases, first, words, meaning);
             }
             _ => {}
         }
