@@ -10,6 +10,7 @@ use std::fs;
 use std::io::Write;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -108,6 +109,11 @@ pub(crate) fn fetch(source: &GitSource, revision: Revision<'_>) -> Result<Fetche
 }
 
 /// [`fetch`] within `bounds`.
+///
+/// The fetch runs on a thread of its own that is never waited for past the bounds: a server
+/// that stops answering leaves gitoxide blocked in a read it cannot interrupt, and the install
+/// must fail at the bound all the same. Such a thread ends when its connection does; the
+/// temporary folder it writes into is removed at once.
 fn fetch_within(
     source: &GitSource,
     revision: Revision<'_>,
@@ -118,12 +124,69 @@ fn fetch_within(
         .prefix("skillbook-git-")
         .tempdir()
         .map_err(|error| PackageError::io(&std::env::temp_dir(), error))?;
+    let repository = folder.path().join("repository");
+    let tree = folder.path().join("tree");
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let (finished, fetching) = mpsc::channel();
+    let job = {
+        let (source, repository, tree) = (source.clone(), repository.clone(), tree.clone());
+        let commit = match revision {
+            Revision::Commit(commit) => Some(commit.to_owned()),
+            Revision::Named => None,
+        };
+        let interrupt = Arc::clone(&interrupt);
+        move || {
+            let revision = commit.as_deref().map_or(Revision::Named, Revision::Commit);
+            let written = fetch_and_write(&source, revision, &repository, &tree, &interrupt);
+            // The receiver is gone only when a bound was met: nothing is left to tell.
+            let _ = finished.send(written);
+        }
+    };
+    std::thread::Builder::new()
+        .name("skillbook-fetch".to_owned())
+        .spawn(job)
+        .map_err(|error| PackageError::Git {
+            url: source.shown(),
+            message: format!("could not start the fetch: {error}"),
+        })?;
+    let (commit, left_out) = match watch(&repository, bounds, &fetching) {
+        Watched::Finished(written) => written?,
+        Watched::Exceeded(exceeded) => {
+            interrupt.store(true, Ordering::Relaxed);
+            return Err(PackageError::Git {
+                url: source.shown(),
+                message: exceeded,
+            });
+        }
+        Watched::Lost => {
+            return Err(PackageError::Git {
+                url: source.shown(),
+                message: "the fetch stopped without an answer".to_owned(),
+            });
+        }
+    };
+    Ok(Fetched {
+        _folder: folder,
+        tree,
+        commit,
+        left_out,
+    })
+}
+
+/// Fetches `source` at `revision` into the bare `repository` and writes its tree (or the
+/// source's folder of it) below `out`: the commit fetched and the entries left out.
+fn fetch_and_write(
+    source: &GitSource,
+    revision: Revision<'_>,
+    repository: &Path,
+    out: &Path,
+    interrupt: &AtomicBool,
+) -> Result<(String, Vec<(String, LeftOutReason)>), PackageError> {
     let failed = |message: String| PackageError::Git {
         url: source.shown(),
         message,
     };
-    let repository = folder.path().join("repository");
-    let mut prepare = gix::prepare_clone_bare(source.fetch_url(), &repository)
+    let mut prepare = gix::prepare_clone_bare(source.fetch_url(), repository)
         .map_err(|error| failed(error.to_string()))?
         .with_shallow(gix::remote::fetch::Shallow::DepthAtRemote(NonZeroU32::MIN));
     prepare = match revision {
@@ -135,20 +198,9 @@ fn fetch_within(
         },
     }
     .map_err(|error| failed(error.to_string()))?;
-    let interrupt = AtomicBool::new(false);
-    let (fetched, exceeded) = std::thread::scope(|scope| {
-        let (finished, watching) = mpsc::channel::<()>();
-        let (repository, interrupt) = (&repository, &interrupt);
-        let watchdog = scope.spawn(move || watch(repository, bounds, interrupt, &watching));
-        let fetched = prepare.fetch_only(gix::progress::Discard, interrupt);
-        drop(finished);
-        (fetched, watchdog.join().ok().flatten())
-    });
-    if let Some(exceeded) = exceeded {
-        return Err(failed(exceeded));
-    }
-    let (repository, _) =
-        fetched.map_err(|error| failed(fetch_message(&chain(&error), source.reference())))?;
+    let (repository, _) = prepare
+        .fetch_only(gix::progress::Discard, interrupt)
+        .map_err(|error| failed(fetch_message(&chain(&error), source.reference())))?;
     let commit = repository
         .head_commit()
         .map_err(|error| failed(error.to_string()))?;
@@ -159,14 +211,13 @@ fn fetch_within(
         return Err(failed(format!("asked for commit {expected}, got {id}")));
     }
     let mut tree = commit.tree().map_err(|error| failed(error.to_string()))?;
-    let out = folder.path().join("tree");
     let mut writer = Writer {
         source,
         written_bytes: 0,
         entries: 0,
         left_out: Vec::new(),
     };
-    let mut start = out.clone();
+    let mut start = out.to_path_buf();
     let mut prefix = String::new();
     if let Some(subpath) = source.folder() {
         let entry = tree
@@ -183,54 +234,54 @@ fn fetch_within(
             .map_err(|error| failed(error.to_string()))?;
         start = subpath
             .split('/')
-            .fold(out.clone(), |path, part| path.join(part));
+            .fold(out.to_path_buf(), |path, part| path.join(part));
         prefix = subpath.to_owned();
     }
     create_dir(&start)?;
     writer.write_tree(&tree, &start, &prefix, 0)?;
-    Ok(Fetched {
-        _folder: folder,
-        tree: out,
-        commit: id,
-        left_out: writer.left_out,
-    })
+    Ok((id, writer.left_out))
 }
 
-/// Measures a fetch into `repository` until `watching`'s sender is dropped (the fetch has
-/// finished): once it has received more than `bounds.bytes` or run longer than `bounds.time`,
-/// interrupts it and says which bound it met.
-fn watch(
-    repository: &Path,
-    bounds: FetchBounds,
-    interrupt: &AtomicBool,
-    watching: &mpsc::Receiver<()>,
-) -> Option<String> {
+/// How a fetch watched against its bounds ended.
+enum Watched<T> {
+    /// It finished within them, with this result.
+    Finished(T),
+    /// It met a bound, said so; it is still running and is not waited for.
+    Exceeded(String),
+    /// Its thread ended without a result.
+    Lost,
+}
+
+/// Measures a fetch into `repository` until `fetching` brings its result: once it has received
+/// more than `bounds.bytes` or run longer than `bounds.time`, says which bound it met without
+/// waiting for it any longer.
+fn watch<T>(repository: &Path, bounds: FetchBounds, fetching: &mpsc::Receiver<T>) -> Watched<T> {
     let started = Instant::now();
     loop {
         // Measured once more when the fetch has finished, however fast it was.
-        let finished = matches!(
-            watching.recv_timeout(BOUNDS_CHECKED_EVERY),
-            Err(mpsc::RecvTimeoutError::Disconnected)
-        );
-        let exceeded = if received_bytes(repository) > bounds.bytes {
-            format!(
+        let answer = match fetching.recv_timeout(BOUNDS_CHECKED_EVERY) {
+            Ok(result) => Some(Watched::Finished(result)),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Some(Watched::Lost),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+        };
+        if received_bytes(repository) > bounds.bytes {
+            return Watched::Exceeded(format!(
                 "the repository sent more than {} MiB; skillbook fetches at most that much of \
                  one repository. Install from a smaller repository, or from a local copy",
                 bounds.bytes / (1024 * 1024)
-            )
-        } else if started.elapsed() > bounds.time {
-            format!(
-                "the fetch took longer than {} seconds and was stopped; check the server, or \
-                 install from a local copy",
-                bounds.time.as_secs()
-            )
-        } else if finished {
-            return None;
-        } else {
-            continue;
-        };
-        interrupt.store(true, Ordering::Relaxed);
-        return Some(exceeded);
+            ));
+        }
+        if started.elapsed() > bounds.time {
+            let seconds = bounds.time.as_secs();
+            let unit = if seconds == 1 { "second" } else { "seconds" };
+            return Watched::Exceeded(format!(
+                "the fetch took longer than {seconds} {unit} and was stopped; check the server, \
+                 or install from a local copy"
+            ));
+        }
+        if let Some(answer) = answer {
+            return answer;
+        }
     }
 }
 
@@ -487,5 +538,33 @@ mod tests {
         let (_repository, source) = large_repository();
         let message = refusal(&source, u64::MAX, Duration::ZERO);
         assert!(message.contains("longer than 0 seconds"), "{message}");
+    }
+
+    /// A server that takes the connection and never answers, on a port of this machine.
+    fn silent_server() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for stream in listener.incoming() {
+                held.push(stream);
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn a_server_that_stops_answering_is_left_at_the_time_bound() {
+        let port = silent_server();
+        for scheme in ["git", "http"] {
+            let url = format!("{scheme}://127.0.0.1:{port}/skills.git");
+            let source = GitSource::url(&url, None).unwrap();
+            let message = refusal(&source, u64::MAX, Duration::from_secs(1));
+            assert!(
+                message.contains("longer than 1 second and was stopped"),
+                "{scheme}: {message}"
+            );
+            assert!(message.contains("127.0.0.1"), "{scheme}: {message}");
+        }
     }
 }
