@@ -308,8 +308,24 @@ fn blend(
         translate::Translations::shipped().translate(query, lexicon::Lexicon::shipped());
     let by_words = words.score_words(query, &translation);
     let best = by_words.values().copied().fold(0.0_f64, f64::max);
+    // The words of a Spanish, German or French query that name an English skill (`Box`,
+    // `Todoist`): no list reads them, and they are all the meaning model knows of such a skill.
+    let naming: Vec<String> = if translation.language.is_some() {
+        text::words(query)
+            .filter(|word| {
+                let term = text::stem(&text::fold_accents(word.clone()));
+                !translation.is_little(&term)
+                    && !translation.english.contains(word)
+                    && words.names_a_skill(&term, |skill| {
+                        languages.get(skill as usize).copied().flatten().is_none()
+                    })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let direction = meaning::Model::shipped()
-        .map(|model| query_direction(model, query, &translation))
+        .map(|model| query_direction(model, query, &translation, &naming))
         .unwrap_or_default();
     let mut cosines = meaning.cosines(&direction);
     // A query in English meets a skill described in another language in English: the words of
@@ -405,14 +421,19 @@ fn blend(
 
 /// The query's direction in the meaning model: of the query and the English of its words of
 /// another language, as a skill's is of its text and that text's English; of its English alone
-/// when it is written in Spanish, German or French.
+/// when it is written in Spanish, German or French, with its words `naming` English skills.
 fn query_direction(
     model: &meaning::Model,
     query: &str,
     translation: &translate::Translation,
+    naming: &[String],
 ) -> meaning::Direction {
     if translation.language.is_some() {
-        model.direction(&in_english_alone(translation))
+        model.direction(&format!(
+            "{} {}",
+            in_english_alone(translation),
+            naming.join(" ")
+        ))
     } else if translation.found.is_empty() {
         model.direction(query)
     } else {
@@ -958,6 +979,39 @@ mod tests {
             "{} {expected}",
             hits[0].score
         );
+    }
+
+    #[test]
+    fn a_spanish_query_naming_an_english_skill_s_product_finds_it_by_meaning_too() {
+        if meaning::Model::shipped().is_none() {
+            return;
+        }
+        let index = SearchIndex::new([
+            entry(
+                "todoist-automation",
+                "Automate Todoist: add tasks with natural due dates, manage projects, labels \
+                 and sections, complete tasks.",
+            ),
+            entry(
+                "personal-finance-coach",
+                "Coach personal finances: emergency funds, paying down debt, credit scores and \
+                 saving habits.",
+            ),
+            entry(
+                "financial-model",
+                "Build three-statement financial models and revenue projections in \
+                 spreadsheets with scenarios and assumptions.",
+            ),
+            entry(
+                "insurance-claims",
+                "Prepare insurance claims: policy coverage, documents, photos and deadlines \
+                 for car, home and health insurance.",
+            ),
+        ]);
+        // `Todoist` is read by no list; it still says which skill the request is about.
+        let query = "Añade en Todoist 'pagar el seguro del coche el primer lunes de cada mes' \
+                     en el proyecto Casa con la etiqueta finanzas";
+        assert_eq!(names(&index, query, 1), ["todoist-automation"]);
     }
 
     #[test]

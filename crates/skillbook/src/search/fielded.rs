@@ -261,6 +261,15 @@ impl FieldIndex {
         scores
     }
 
+    /// Whether the stem `term` is a word of the name of a skill for which `keep` holds.
+    pub(crate) fn names_a_skill(&self, term: &str, keep: impl Fn(u32) -> bool) -> bool {
+        self.terms.get(term).is_some_and(|&number| {
+            self.postings[number as usize]
+                .iter()
+                .any(|posting| posting.in_name > 0 && keep(posting.skill))
+        })
+    }
+
     /// The skills whose name `query` is (`pdf`, `Zoom automation`).
     pub(crate) fn named(&self, query: &str) -> &[u32] {
         if query.len() > MAX_NAME_QUERY_BYTES {
