@@ -117,6 +117,24 @@ impl Language {
     }
 }
 
+/// German particles that close a clause when their verb comes first (`fass … zusammen`), accents
+/// folded.
+const SEPARABLE_PARTICLES: &[&str] = &[
+    "ab", "an", "auf", "aus", "bei", "dar", "durch", "ein", "fehl", "fest", "fort", "frei", "her",
+    "heraus", "herunter", "hin", "hinzu", "hoch", "los", "mit", "nach", "raus", "rein", "runter",
+    "um", "vor", "vorbei", "weg", "weiter", "wieder", "zu", "zuruck", "zusammen",
+];
+
+/// Words that start a new clause in German: a particle before them closes the clause before.
+const CLAUSE_JOINS: &[&str] = &[
+    "aber", "als", "bevor", "damit", "dann", "dass", "denn", "nachdem", "ob", "oder", "sobald",
+    "sondern", "und", "weil", "wenn",
+];
+
+/// The fewest characters of a listed stem that a particle and its verb are read by: the
+/// shortest particle and a syllable (`ausl*` is no verb).
+const MIN_SEPARATED_STEM_CHARS: usize = 6;
+
 /// The fewest characters a listed word written without spaces has: one character matches inside
 /// too many others.
 const MIN_RUN_WORD_CHARS: usize = 2;
@@ -315,6 +333,9 @@ impl Translations {
                         read[at..end].iter_mut().for_each(|read| *read = true);
                     }
                     at = end;
+                }
+                if language == Language::German {
+                    list.separated_verbs(&query, &mut found);
                 }
             }
         }
@@ -551,6 +572,70 @@ impl List {
         }
     }
 
+    /// German verbs whose particle closes the clause, away from the verb (`Fass den Bericht
+    /// zusammen`, `Rechne 3 Cups in Gramm um`): each read as the listed verb the particle makes
+    /// with a word before it (`zusammenfassen`, `umrechnen`), the first such word of the clause.
+    fn separated_verbs<'t>(&'t self, text: &str, found: &mut Vec<&'t Meanings>) {
+        let clauses = text.split(|c: char| {
+            matches!(
+                c,
+                ',' | '.' | ';' | ':' | '!' | '?' | '(' | ')' | '–' | '—' | '"' | '\n'
+            )
+        });
+        for clause in clauses {
+            let words: Vec<String> = folded_words(clause).collect();
+            for part in words.split(|word| CLAUSE_JOINS.contains(&word.as_str())) {
+                let Some((particle, before)) = part.split_last() else {
+                    continue;
+                };
+                if before.is_empty() || !SEPARABLE_PARTICLES.contains(&particle.as_str()) {
+                    continue;
+                }
+                let verb = before
+                    .iter()
+                    .filter(|word| word.chars().all(char::is_alphabetic))
+                    .find_map(|word| self.separated_verb(particle, word));
+                found.extend(verb);
+            }
+        }
+    }
+
+    /// The listed verb `particle` makes with `word` (a form of the verb: `rechne`, `fasst`):
+    /// the two written together, or with an infinitive's ending for the form's.
+    fn separated_verb(&self, particle: &str, word: &str) -> Option<&Meanings> {
+        let joined = format!("{particle}{word}");
+        let root = joined
+            .strip_suffix("st")
+            .or_else(|| joined.strip_suffix('t'))
+            .or_else(|| joined.strip_suffix('e'))
+            .unwrap_or(&joined);
+        [
+            joined.clone(),
+            format!("{joined}n"),
+            format!("{joined}en"),
+            format!("{root}en"),
+            format!("{root}n"),
+        ]
+        .iter()
+        .find_map(|verb| self.whole_or_stem(verb))
+    }
+
+    /// The meanings of `word` listed whole, or of a listed stem it starts with that is at
+    /// least as long as the particle and a syllable of the verb.
+    fn whole_or_stem(&self, word: &str) -> Option<&Meanings> {
+        self.words.get(word).or_else(|| {
+            let ends: Vec<usize> = word
+                .char_indices()
+                .map(|(at, _)| at)
+                .skip(MIN_SEPARATED_STEM_CHARS)
+                .chain([word.len()])
+                .collect();
+            ends.into_iter()
+                .rev()
+                .find_map(|end| self.stems.get(&word[..end]))
+        })
+    }
+
     /// Matches the words at the start of `words`; returns how many it used (at least one).
     fn match_words<'t>(
         &'t self,
@@ -720,7 +805,8 @@ mod tests {
             (
                 Language::German,
                 "user manual: bedienungsanleitung\noperation: bedienung\n\
-                 instructions: anleitung\nmanual: handbuch\n",
+                 instructions: anleitung\nmanual: handbuch\nsummarize: zusammenfass*\n\
+                 convert: umrechnen\n",
             ),
             (Language::French, "password: mot de passe\n"),
         ])
@@ -798,6 +884,27 @@ mod tests {
             meanings("das Bedienungshandbuch"),
             [["operation"], ["manual"]]
         );
+    }
+
+    #[test]
+    fn a_german_verb_is_read_with_the_particle_that_closes_its_clause() {
+        assert_eq!(
+            meanings("Fass mir diesen Bericht auf einer Seite zusammen"),
+            [["summarize"]]
+        );
+        // The first person, the imperative and the third person; the clause ends at `und`.
+        for query in [
+            "Ich rechne die Zutaten in Gramm um",
+            "Rechne 3 Cups Mehl in Gramm um und zeig mir das Ergebnis",
+            "Sie rechnet den Preis in Euro um, bitte",
+        ] {
+            assert_eq!(meanings(query), [["convert"]], "{query}");
+        }
+        assert_eq!(meanings("Rechne das um"), [["convert"]]);
+        // A particle that makes no listed verb with a word before it, and one that does not
+        // close its clause, are read as nothing.
+        assert!(meanings("Ich komme am Abend mit dem Zug zurück").is_empty());
+        assert!(meanings("Wir rechnen um 10 Uhr mit dem Ergebnis").is_empty());
     }
 
     #[test]
