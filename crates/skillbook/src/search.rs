@@ -982,6 +982,33 @@ mod tests {
     }
 
     #[test]
+    fn a_medicine_s_name_is_a_medication() {
+        let index = SearchIndex::new([
+            entry(
+                "drug-interactions",
+                "Check medications for interactions, contraindications and dosing \
+                 considerations, citing references.",
+            ),
+            entry(
+                "cold-outreach",
+                "Write cold sales emails and LinkedIn messages: personalization, short \
+                 sequences and follow-ups.",
+            ),
+            entry(
+                "fitness-coach",
+                "Create workout programs: strength, running and mobility plans with \
+                 progression and rest days.",
+            ),
+        ]);
+        for query in [
+            "Can I take ibuprofen together with my blood pressure meds?",
+            "is paracetamol ok after an antibiotic",
+        ] {
+            assert_eq!(names(&index, query, 1), ["drug-interactions"], "{query}");
+        }
+    }
+
+    #[test]
     fn a_spanish_query_naming_an_english_skill_s_product_finds_it_by_meaning_too() {
         if meaning::Model::shipped().is_none() {
             return;
