@@ -280,8 +280,17 @@ impl Translations {
         };
         let mut found: Vec<&Meanings> = Vec::new();
         if !ascii {
+            // A run of Chinese characters alone is read first as the language the rest of the
+            // text is written in (`展開` in a Japanese request is a deployment, not an expansion).
+            let han_first = if query.chars().any(is_kana) {
+                Language::Japanese
+            } else if query.chars().any(is_hangul) {
+                Language::Korean
+            } else {
+                Language::Chinese
+            };
             for run in query.split(|c: char| !text::is_cjk(c)) {
-                self.scan_run(run, &mut found);
+                self.scan_run(run, han_first, &mut found);
             }
             if query.chars().any(is_hangul) {
                 self.scan_spaced(&query, &mut found);
@@ -404,15 +413,15 @@ impl Translations {
     }
 
     /// Finds the longest listed word at each place of a run of CJK characters, in the list of
-    /// the run's script first.
-    fn scan_run<'t>(&'t self, run: &str, found: &mut Vec<&'t Meanings>) {
+    /// the run's script first (`han_first`'s for a run of Chinese characters alone).
+    fn scan_run<'t>(&'t self, run: &str, han_first: Language, found: &mut Vec<&'t Meanings>) {
         let characters: Vec<char> = run.chars().collect();
         let first = if characters.iter().any(|&c| is_hangul(c)) {
             Language::Korean
         } else if characters.iter().any(|&c| is_kana(c)) {
             Language::Japanese
         } else {
-            Language::Chinese
+            han_first
         };
         let others = Language::WRITTEN_WITHOUT_SPACES
             .into_iter()
@@ -787,12 +796,12 @@ mod tests {
         Translations::parse([
             (
                 Language::Chinese,
-                "# comment\ncontract: 合同, 契約\nletter: 手紙\n",
+                "# comment\ncontract: 合同, 契約\nletter: 手紙\nexpand: 展開\n",
             ),
             (
                 Language::Japanese,
                 "letter: 手紙\nboot: ブート\ncleaning: クリーニング\npassword: パスワード\n\
-                 reset: リセット\n",
+                 reset: リセット\ndeploy: 展開\n",
             ),
             (
                 Language::Korean,
@@ -829,6 +838,12 @@ mod tests {
     }
 
     /// Korean is written with spaces between words, which a writer may keep or drop.
+    #[test]
+    fn chinese_characters_alone_are_read_in_the_language_of_the_text_around_them() {
+        assert_eq!(meanings("展開"), [["expand"]]);
+        assert_eq!(meanings("新しい版を本番へ。展開、よろしく"), [["deploy"]]);
+    }
+
     #[test]
     fn a_korean_word_listed_with_a_space_is_read_with_or_without_it() {
         // Particles after it and words compounded before it as elsewhere: 내역을, 신용카드.
