@@ -626,23 +626,7 @@ impl List {
             format!("{root}n"),
         ]
         .iter()
-        .find_map(|verb| self.whole_or_stem(verb))
-    }
-
-    /// The meanings of `word` listed whole, or of a listed stem it starts with that is at
-    /// least as long as the particle and a syllable of the verb.
-    fn whole_or_stem(&self, word: &str) -> Option<&Meanings> {
-        self.words.get(word).or_else(|| {
-            let ends: Vec<usize> = word
-                .char_indices()
-                .map(|(at, _)| at)
-                .skip(MIN_SEPARATED_STEM_CHARS)
-                .chain([word.len()])
-                .collect();
-            ends.into_iter()
-                .rev()
-                .find_map(|end| self.stems.get(&word[..end]))
-        })
+        .find_map(|verb| self.word_or_stem_of(verb, MIN_SEPARATED_STEM_CHARS))
     }
 
     /// Matches the words at the start of `words`; returns how many it used (at least one).
@@ -678,13 +662,19 @@ impl List {
 
     /// The meanings of `word` listed whole, or of the longest listed stem it starts with.
     fn word(&self, word: &str) -> Option<&Meanings> {
+        self.word_or_stem_of(word, MIN_STEM_CHARS)
+    }
+
+    /// The meanings of `word` listed whole, or of the longest listed stem of at least
+    /// `shortest` characters it starts with.
+    fn word_or_stem_of(&self, word: &str, shortest: usize) -> Option<&Meanings> {
         if let Some(meanings) = self.words.get(word) {
             return Some(meanings);
         }
         let ends: Vec<usize> = word
             .char_indices()
             .map(|(at, _)| at)
-            .skip(MIN_STEM_CHARS)
+            .skip(shortest)
             .chain([word.len()])
             .collect();
         ends.into_iter()
