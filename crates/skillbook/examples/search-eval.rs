@@ -11,7 +11,9 @@
 //! holding `multilingual_skills.jsonl` and `multilingual_queries.jsonl`), searched together
 //! with the English skills. With `--query TEXT` (after the set's options), only the ten skills
 //! skillbook returns for `TEXT` over that set, with their scores (`--words` or `--bm25` for
-//! those rankings).
+//! those rankings). With `--scores` (after the set's options), one JSON array a query, in the
+//! set's order: the first twenty skills skillbook returns, each as `[name, score]` (what
+//! `tools/search-eval/transformer.py` blends with a sentence model's scores).
 
 #[path = "../tests/search_eval/eval.rs"]
 mod eval;
@@ -42,7 +44,17 @@ fn main() {
         (eval::skills(), eval::queries())
     };
     let mut out = String::new();
-    if let Some(query) = arguments
+    if arguments.iter().any(|argument| argument == "--scores") {
+        let index = eval::index(&skills, Ranking::Default);
+        for query in &queries {
+            let hits: Vec<(String, f64)> = index
+                .search(&query.query, skillbook::search::MAX_LIMIT)
+                .into_iter()
+                .map(|hit| (hit.name, hit.score))
+                .collect();
+            let _ = writeln!(out, "{}", serde_json::json!(hits));
+        }
+    } else if let Some(query) = arguments
         .iter()
         .position(|argument| argument == "--query")
         .and_then(|at| arguments.get(at + 1))
