@@ -2,6 +2,7 @@
 //! the one shape every command shares.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,10 +72,55 @@ pub(crate) struct ErrorDocument<'a> {
     pub(crate) message: &'a str,
 }
 
+/// Standard output, locked, whose write errors say where they happened (`could not write to
+/// standard output: No space left on device`), keeping their kind (a reader gone away is still
+/// a broken pipe).
+pub(crate) fn stdout() -> Stdout {
+    Stdout(io::stdout().lock())
+}
+
+/// See [`stdout`].
+pub(crate) struct Stdout(io::StdoutLock<'static>);
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf).map_err(on_stdout)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.write_all(buf).map_err(on_stdout)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(on_stdout)
+    }
+}
+
+/// A failed write to standard output.
+#[derive(Debug)]
+struct StdoutError(io::Error);
+
+impl fmt::Display for StdoutError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "could not write to standard output: {}; check where it is redirected (a full disk, \
+             a closed file)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for StdoutError {}
+
+fn on_stdout(error: io::Error) -> io::Error {
+    io::Error::new(error.kind(), StdoutError(error))
+}
+
 /// Prints `value` as pretty JSON on stdout.
 pub(crate) fn json(value: &impl Serialize) -> anyhow::Result<()> {
     // Buffered: stdout alone is line-buffered, and pretty JSON is many short lines.
-    let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let mut stdout = io::BufWriter::with_capacity(64 * 1024, stdout());
     serde_json::to_writer_pretty(&mut stdout, value)?;
     writeln!(stdout)?;
     stdout.flush()?;

@@ -192,6 +192,9 @@ fn a_full_stdout_is_reported_on_stderr_in_every_format() {
         &["catalog"],
         &["catalog", "--format", "json"],
         &["show", "pdf"],
+        &["search", "pdf form"],
+        &["check"],
+        &["read", "skill://pdf/SKILL.md"],
     ] {
         let full = fs::File::create("/dev/full").unwrap();
         let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("skillbook"))
@@ -206,7 +209,7 @@ fn a_full_stdout_is_reported_on_stderr_in_every_format() {
         assert_eq!(output.status.code(), Some(1), "{arguments:?}");
         let said = stderr(&output);
         assert!(
-            said.contains("No space left on device"),
+            said.contains("could not write to standard output: No space left on device"),
             "{arguments:?}: {said}"
         );
     }

@@ -44,7 +44,7 @@ pub(crate) fn run(common: &CommonArgs, args: &AgentArgs) -> anyhow::Result<Outco
     let task = (!args.task.is_empty()).then(|| args.task.join(" "));
     let agent = Agent::new(endpoint).max_turns(usize::try_from(args.max_turns).unwrap_or(10));
     let text = common.format == Format::Text;
-    let mut stdout = io::BufWriter::new(io::stdout().lock());
+    let mut stdout = io::BufWriter::new(crate::output::stdout());
     if text && let Some(task) = &task {
         writeln!(stdout, "--- user\n{task}\n")?;
     }

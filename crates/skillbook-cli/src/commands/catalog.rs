@@ -55,7 +55,7 @@ pub(crate) fn run(common: &CommonArgs, args: &CatalogArgs) -> anyhow::Result<Out
     match common.format {
         Format::Json => print_json(&catalog, &diagnostics)?,
         Format::Text => {
-            let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+            let mut stdout = io::BufWriter::with_capacity(64 * 1024, crate::output::stdout());
             let written = catalog.write_to(&mut stdout)?;
             if written.is_some() {
                 stdout.write_all(b"\n")?;
@@ -176,7 +176,7 @@ impl Shown {
 /// - `over_budget`: even the smallest tier is larger than `--budget`;
 /// - `diagnostics`.
 fn print_json(catalog: &Catalog<'_>, diagnostics: &[Diagnostic]) -> anyhow::Result<()> {
-    let stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let stdout = io::BufWriter::with_capacity(64 * 1024, crate::output::stdout());
     let mut document = PrettyObject::new(stdout);
     let written = document.field_with("catalog", |out| {
         let mut text = JsonString::new(&mut *out);

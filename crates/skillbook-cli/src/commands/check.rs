@@ -109,7 +109,7 @@ fn print_text(report: &Report, colored: bool) -> io::Result<()> {
     } else {
         Renderer::plain()
     };
-    let mut stdout = io::BufWriter::new(io::stdout().lock());
+    let mut stdout = io::BufWriter::new(crate::output::stdout());
     for diagnostic in &report.diagnostics {
         let path = diagnostic.path.to_string_lossy();
         let group = render_group(diagnostic, &path, report.source_line(diagnostic));

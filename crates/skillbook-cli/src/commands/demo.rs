@@ -92,7 +92,7 @@ pub(crate) fn run(format: Format) -> anyhow::Result<Outcome> {
     let demo = play_all()?;
     match format {
         Format::Json => output::json(&demo)?,
-        Format::Text => write_text(&mut io::stdout().lock(), &demo)?,
+        Format::Text => write_text(&mut crate::output::stdout(), &demo)?,
     }
     Ok(Outcome::Success)
 }

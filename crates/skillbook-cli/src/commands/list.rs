@@ -30,7 +30,7 @@ const AHEAD_PER_THREAD: usize = 3;
 /// core (at most [`MAX_THREADS`]), and written in order. Only the chunks in flight and the
 /// rendered diagnostics (which come after every skill) are held, never every skill.
 fn print_json(discovery: &Discovery) -> anyhow::Result<()> {
-    let stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let stdout = io::BufWriter::with_capacity(64 * 1024, crate::output::stdout());
     let mut document = PrettyObject::new(stdout);
     let mut read_roots = Vec::new();
     let diagnostics = document.field_with("skills", |out| {
@@ -344,7 +344,7 @@ fn display(path: &Path) -> String {
 
 /// The skills, two lines each; with none, the roots that were searched (SPEC §2.1).
 fn print_text(found: &Discovered, discovery: &Discovery) -> io::Result<()> {
-    let mut stdout = io::BufWriter::new(io::stdout().lock());
+    let mut stdout = io::BufWriter::new(crate::output::stdout());
     if found.skills().is_empty() {
         writeln!(stdout, "No skills found. Searched:")?;
         for root in discovery.roots() {

@@ -97,7 +97,7 @@ fn completions(format: Format, args: &CompletionsArgs) -> anyhow::Result<Outcome
             "shell": args.shell.to_string(),
             "script": String::from_utf8_lossy(&script),
         }))?,
-        Format::Text => std::io::Write::write_all(&mut std::io::stdout().lock(), &script)?,
+        Format::Text => std::io::Write::write_all(&mut crate::output::stdout(), &script)?,
     }
     Ok(Outcome::Success)
 }

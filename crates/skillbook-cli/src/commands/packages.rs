@@ -85,7 +85,7 @@ pub(crate) fn add(common: &CommonArgs, args: &AddArgs) -> anyhow::Result<Outcome
             "diagnostics": plan.diagnostics(),
         }))?,
         Format::Text => {
-            let mut out = io::stdout().lock();
+            let mut out = crate::output::stdout();
             for name in installed.names() {
                 let folder = target.skills_folder().join(name);
                 writeln!(
@@ -144,7 +144,7 @@ pub(crate) fn remove(common: &CommonArgs, args: &RemoveArgs) -> anyhow::Result<O
     match format {
         Format::Json => output::json(&json!({ "removed": removed }))?,
         Format::Text => {
-            let mut out = io::stdout().lock();
+            let mut out = crate::output::stdout();
             for name in &removed {
                 writeln!(out, "removed {}", printable(name))?;
             }
@@ -328,7 +328,7 @@ fn verify_json(target: &Target, report: &VerifyReport) -> serde_json::Value {
 }
 
 fn show_verify(target: &Target, report: &VerifyReport) -> io::Result<()> {
-    let mut out = io::stdout().lock();
+    let mut out = crate::output::stdout();
     let lock = target.lock_path().display().to_string();
     for skill in &report.drifted {
         show_drift(&mut out, skill)?;

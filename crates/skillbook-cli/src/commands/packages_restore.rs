@@ -82,7 +82,7 @@ pub(crate) fn update(common: &CommonArgs, args: &UpdateArgs) -> anyhow::Result<O
             "unchanged": report.unchanged,
         }))?,
         Format::Text => {
-            let mut out = io::stdout().lock();
+            let mut out = crate::output::stdout();
             for skill in &report.updated {
                 writeln!(out, "{}: updated", printable(&skill.name))?;
                 for (mark, paths) in [
@@ -105,7 +105,7 @@ pub(crate) fn update(common: &CommonArgs, args: &UpdateArgs) -> anyhow::Result<O
 
 /// `install`'s report as text: each skill, link and record that differs, then a summary.
 fn show_install(report: &InstallReport, lock: &str) -> io::Result<()> {
-    let mut out = io::stdout().lock();
+    let mut out = crate::output::stdout();
     for skill in &report.restored {
         show_drift(&mut out, skill)?;
     }

@@ -30,7 +30,7 @@ pub(crate) fn run(common: &CommonArgs, args: &SearchArgs) -> anyhow::Result<Outc
             diagnostics: found.diagnostics(),
         })?,
         Format::Text => {
-            let mut stdout = io::BufWriter::new(io::stdout().lock());
+            let mut stdout = io::BufWriter::new(crate::output::stdout());
             if hits.is_empty() {
                 writeln!(
                     stdout,

@@ -574,7 +574,7 @@ fn announce(format: Format, url: &str, admin: Option<&str>) -> anyhow::Result<()
             None => format!("listening on {url}"),
         },
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::output::stdout();
     writeln!(stdout, "{line}")?;
     Ok(stdout.flush()?)
 }
@@ -583,7 +583,7 @@ fn report(format: Format, report: &CheckReport) -> anyhow::Result<()> {
     if format == Format::Json {
         return output::json(report);
     }
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::output::stdout();
     writeln!(stdout, "{}: the configuration is valid", report.config)?;
     writeln!(stdout, "listen: {}", report.listen)?;
     for tenant in &report.tenants {

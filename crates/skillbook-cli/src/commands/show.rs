@@ -1,6 +1,6 @@
 //! `skillbook show NAME`.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use serde::Serialize;
 use skillbook::{Diagnostic, Skill, SkillReader};
@@ -69,7 +69,7 @@ pub(crate) fn run(common: &CommonArgs, args: &ShowArgs) -> anyhow::Result<Outcom
             while !printable.is_char_boundary(end) {
                 end -= 1;
             }
-            let mut stdout = io::stdout().lock();
+            let mut stdout = crate::output::stdout();
             stdout.write_all(&printable.as_bytes()[..end])?;
             if truncated || end < printable.len() {
                 writeln!(stdout, "\n[cut at {MAX_SHOWN_BYTES} bytes]")?;

@@ -26,7 +26,7 @@ pub(crate) fn run(format: Format) -> anyhow::Result<Outcome> {
             "config_line": line,
         }))?,
         Format::Text => {
-            let mut stdout = std::io::stdout().lock();
+            let mut stdout = crate::output::stdout();
             writeln!(stdout, "{token}")?;
             writeln!(stdout, "{line}")?;
             let _ = writeln!(

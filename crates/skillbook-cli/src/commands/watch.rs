@@ -7,7 +7,7 @@
 //! they now are.
 
 use std::collections::HashSet;
-use std::io::{self, Write};
+use std::io::Write;
 use std::sync::mpsc;
 
 use serde::Serialize;
@@ -43,7 +43,7 @@ pub(crate) fn run(common: &CommonArgs) -> anyhow::Result<Outcome> {
     let current = watcher.current();
     let format = common.format;
     let mut printed = Printed::default();
-    let mut stdout = io::stdout().lock();
+    let mut stdout = crate::output::stdout();
     match format {
         Format::Json => line(
             &mut stdout,
